@@ -1,0 +1,129 @@
+//! `cargo bench -p project-lanes`: the cost of lane operations against a bare
+//! `Mutex<HashMap<String, _>>` floor, and how two threads fare on distinct projects versus one.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use project_lanes::{Outcome, ProjectLanes};
+
+/// Projects the uncontended benchmarks cycle through, so the tables hold realistic labels.
+fn labels(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}-{i:04}")).collect()
+}
+
+fn pair(c: &mut Criterion) {
+    let projects = labels("project", 64);
+    let mut group = c.benchmark_group("pair");
+
+    group.bench_function("claim_release", |b| {
+        let lanes = ProjectLanes::new();
+        let mut i = 0usize;
+        b.iter(|| {
+            let project = &projects[i % projects.len()];
+            i += 1;
+            let lease = lanes.claim(project, "run-1").unwrap();
+            black_box(lanes.release(&lease, Outcome::Succeeded).unwrap());
+        })
+    });
+    group.bench_function("floor_mutex_hashmap_insert_remove", |b| {
+        let map: Mutex<HashMap<String, u64>> = Mutex::new(HashMap::new());
+        let mut i = 0usize;
+        b.iter(|| {
+            let project = &projects[i % projects.len()];
+            i += 1;
+            map.lock().unwrap().insert(project.to_owned(), 1);
+            black_box(map.lock().unwrap().remove(project.as_str()));
+        })
+    });
+
+    group.finish();
+}
+
+fn view(c: &mut Criterion) {
+    let mut group = c.benchmark_group("view");
+    let lanes = ProjectLanes::new();
+    let _held = lanes.claim("busy-project", "run-1").unwrap();
+    group.bench_function("idle", |b| b.iter(|| black_box(lanes.view("idle-project"))));
+    group.bench_function("busy", |b| b.iter(|| black_box(lanes.view("busy-project"))));
+    group.finish();
+}
+
+/// Runs `work(thread_index, iters)` on two threads released together; returns the wall time.
+fn two_threads(iters: u64, work: impl Fn(usize, u64) + Send + Sync + 'static) -> Duration {
+    let work = Arc::new(work);
+    let barrier = Arc::new(Barrier::new(3));
+    let handles: Vec<_> = (0..2)
+        .map(|t| {
+            let (work, barrier) = (work.clone(), barrier.clone());
+            thread::spawn(move || {
+                barrier.wait();
+                work(t, iters);
+                barrier.wait();
+            })
+        })
+        .collect();
+    barrier.wait();
+    let start = Instant::now();
+    barrier.wait();
+    let elapsed = start.elapsed();
+    for h in handles {
+        h.join().unwrap();
+    }
+    elapsed
+}
+
+/// Each thread does `iters` claim+release attempts; the time reported is wall time per attempt
+/// per thread, so perfect scaling equals the single-thread pair cost.
+fn contention(c: &mut Criterion) {
+    let mut group = c.benchmark_group("two_threads");
+    let distinct = ["project-a", "project-b"];
+
+    group.bench_function("lanes_distinct_projects", |b| {
+        let lanes = Arc::new(ProjectLanes::new());
+        b.iter_custom(|iters| {
+            let lanes = lanes.clone();
+            two_threads(iters, move |t, n| {
+                for _ in 0..n {
+                    let lease = lanes.claim(distinct[t], "run-1").unwrap();
+                    black_box(lanes.release(&lease, Outcome::Succeeded).unwrap());
+                }
+            })
+        })
+    });
+
+    group.bench_function("lanes_one_project", |b| {
+        let lanes = Arc::new(ProjectLanes::new());
+        b.iter_custom(|iters| {
+            let lanes = lanes.clone();
+            two_threads(iters, move |_, n| {
+                for _ in 0..n {
+                    // Half the attempts find the lane busy: that is the contract.
+                    if let Ok(lease) = lanes.claim("project-a", "run-1") {
+                        black_box(lanes.release(&lease, Outcome::Succeeded).unwrap());
+                    }
+                }
+            })
+        })
+    });
+
+    group.bench_function("floor_distinct_projects", |b| {
+        let map: Arc<Mutex<HashMap<String, u64>>> = Arc::new(Mutex::new(HashMap::new()));
+        b.iter_custom(|iters| {
+            let map = map.clone();
+            two_threads(iters, move |t, n| {
+                for _ in 0..n {
+                    map.lock().unwrap().insert(distinct[t].to_owned(), 1);
+                    black_box(map.lock().unwrap().remove(distinct[t]));
+                }
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, pair, view, contention);
+criterion_main!(benches);

@@ -1,0 +1,237 @@
+//! The label rule shared by projects and runs, and [`Label`], a checked label stored inline.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::LaneError;
+
+/// The longest label the lanes accept, in bytes (labels are ASCII, so also in characters).
+pub const MAX_LABEL_LEN: usize = 80;
+
+/// Checks a project or run label against the rule `[A-Za-z0-9][A-Za-z0-9._-]{0,79}`.
+///
+/// Labels are ASCII, 1 to 80 characters, start with a letter or digit and continue with letters,
+/// digits, `.`, `_` or `-`. Labels describe runs and projects for people; they never carry ownership.
+///
+/// ```
+/// use project_lanes::{validate_label, LaneError};
+///
+/// assert!(validate_label("site-42").is_ok());
+/// assert_eq!(validate_label("-leading-dash"), Err(LaneError::InvalidLabel));
+/// assert_eq!(validate_label("ünïcode"), Err(LaneError::InvalidLabel));
+/// assert_eq!(validate_label(&"a".repeat(81)), Err(LaneError::InvalidLabel));
+/// ```
+#[inline]
+pub fn validate_label(label: &str) -> Result<(), LaneError> {
+    if is_valid_label(label) {
+        Ok(())
+    } else {
+        Err(LaneError::InvalidLabel)
+    }
+}
+
+/// `true` when `label` satisfies the label rule; see [`validate_label`].
+#[inline]
+pub fn is_valid_label(label: &str) -> bool {
+    let bytes = label.as_bytes();
+    match bytes.split_first() {
+        Some((first, rest)) if bytes.len() <= MAX_LABEL_LEN => {
+            first.is_ascii_alphanumeric()
+                && rest
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        }
+        _ => false,
+    }
+}
+
+/// A project or run label that satisfies the label rule.
+///
+/// Leases, lanes and receipts keep their labels as `Label`s. Labels up to 30 bytes (most of
+/// them) are stored inline, so claiming and releasing such a lane allocates nothing; longer labels
+/// share one heap allocation between the lease, the lane and the receipt. A `Label` dereferences
+/// to `&str`, compares with strings, and serializes as a plain string; deserializing checks the
+/// rule.
+///
+/// ```
+/// use project_lanes::{Label, LaneError};
+///
+/// let label = Label::new("docs-2")?;
+/// assert_eq!(label, "docs-2");
+/// assert_eq!(label.len(), 6);
+/// assert_eq!(Label::new("docs 2"), Err(LaneError::InvalidLabel));
+/// assert!(serde_json::from_str::<Label>(r#""no/slash""#).is_err());
+/// # Ok::<(), LaneError>(())
+/// ```
+#[derive(Clone)]
+pub struct Label(Repr);
+
+/// Labels up to this many bytes are stored inline; longer ones share one heap allocation.
+const INLINE: usize = 30;
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Shared(Arc<str>),
+}
+
+impl Label {
+    /// Checks `label` and stores it; [`LaneError::InvalidLabel`] when it breaks the rule.
+    // Always inlined: returning a label through memory and copying it again costs more than the
+    // validation itself.
+    #[inline(always)]
+    pub fn new(label: &str) -> Result<Label, LaneError> {
+        validate_label(label)?;
+        Ok(Label(if label.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..label.len()].copy_from_slice(label.as_bytes());
+            Repr::Inline {
+                len: label.len() as u8,
+                bytes,
+            }
+        } else {
+            Repr::Shared(label.into())
+        }))
+    }
+
+    /// The label as a string slice.
+    #[inline]
+    #[allow(unsafe_code)]
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Inline { len, bytes } => {
+                let bytes = &bytes[..*len as usize];
+                // SAFETY: `Label::new` is the only constructor; it copies a `&str` that passed
+                // `validate_label`, which admits ASCII only, and labels are never mutated.
+                unsafe { std::str::from_utf8_unchecked(bytes) }
+            }
+            Repr::Shared(text) => text,
+        }
+    }
+}
+
+impl Deref for Label {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Label {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Borrow<str> for Label {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl TryFrom<&str> for Label {
+    type Error = LaneError;
+    fn try_from(value: &str) -> Result<Self, Self::Error> {
+        Label::new(value)
+    }
+}
+
+impl PartialEq for Label {
+    fn eq(&self, other: &Label) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Label {}
+
+impl PartialOrd for Label {
+    fn partial_cmp(&self, other: &Label) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Label {
+    fn cmp(&self, other: &Label) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for Label {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for Label {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Label {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Label {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl fmt::Debug for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Label {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Label;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a label matching [A-Za-z0-9][A-Za-z0-9._-]{0,79}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Label, E> {
+                Label::new(v).map_err(|_| {
+                    E::custom(format_args!(
+                        "label {:?} breaks the label rule [A-Za-z0-9][A-Za-z0-9._-]{{0,79}}",
+                        Shorten(v)
+                    ))
+                })
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+/// Quotes at most the first 100 characters of a string in error messages.
+pub(crate) struct Shorten<'a>(pub &'a str);
+
+impl fmt::Debug for Shorten<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(100) {
+            Some((cut, _)) => write!(f, "{:?}…", &self.0[..cut]),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! The lanes themselves: claim, request a stop, release, view.
+
+use std::fmt;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
+
+/// Lanes are spread over this many independently locked shards, so claims in unrelated projects
+/// rarely meet on one lock. A power of two.
+const SHARDS: usize = 64;
+
+/// Every `ProjectLanes` gets a distinct id; a lease remembers which manager issued it.
+static NEXT_MANAGER: AtomicU64 = AtomicU64::new(1);
+
+/// One lane per project; a run claims it, holds a [`Lease`], and releases it with an [`Outcome`].
+///
+/// `ProjectLanes` is `Send + Sync`: share it with `Arc`. Each operation takes one short lock on the
+/// shard its project hashes to and never waits, allocates much, or calls user code under it.
+///
+/// ```
+/// use project_lanes::{LaneError, Outcome, ProjectLanes};
+///
+/// let lanes = ProjectLanes::new();
+/// let lease = lanes.claim("docs", "build-1")?;
+/// assert_eq!(lanes.claim("docs", "build-2").unwrap_err(), LaneError::ProjectBusy);
+/// assert!(lanes.claim("site", "build-3").is_ok()); // other projects are independent
+///
+/// let receipt = lanes.release(&lease, Outcome::Succeeded)?;
+/// assert_eq!(receipt.outcome, Outcome::Succeeded);
+/// assert!(!lanes.view("docs")?.busy);
+/// # Ok::<(), LaneError>(())
+/// ```
+pub struct ProjectLanes {
+    id: u64,
+    hasher: DefaultHashBuilder,
+    shards: Box<[Shard]>,
+}
+
+/// The proof of holding a project's lane.
+///
+/// Only [`ProjectLanes::claim`] makes one. It carries a private ownership token: two leases with the
+/// same project and run labels are still different owners, and its `Debug` output never shows
+/// the token.
+///
+/// ```
+/// let lanes = project_lanes::ProjectLanes::new();
+/// let lease = lanes.claim("docs", "build-1").unwrap();
+/// assert_eq!(lease.project(), "docs");
+/// assert_eq!(lease.run(), "build-1");
+/// assert_eq!(format!("{lease:?}"), r#"Lease { project: "docs", run: "build-1", .. }"#);
+/// ```
+///
+/// A lease cannot be fabricated or duplicated outside this crate:
+///
+/// ```compile_fail
+/// let forged = project_lanes::Lease { manager: 1, token: 1, hash: 0, project: todo!(), run: todo!() };
+/// ```
+///
+/// ```compile_fail
+/// let lanes = project_lanes::ProjectLanes::new();
+/// let lease = lanes.claim("docs", "build-1").unwrap();
+/// let copy = lease.clone();
+/// ```
+pub struct Lease {
+    manager: u64,
+    token: u64,
+    /// The project's hash under the issuing manager's hasher, so release never rehashes.
+    hash: u64,
+    project: Label,
+    run: Label,
+}
+
+impl Lease {
+    /// The project whose lane this lease holds (or held).
+    pub fn project(&self) -> &str {
+        self.project.as_str()
+    }
+
+    /// The run label given at claim.
+    pub fn run(&self) -> &str {
+        self.run.as_str()
+    }
+}
+
+impl fmt::Debug for Lease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lease")
+            .field("project", &self.project())
+            .field("run", &self.run())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One occupied lane.
+struct Slot {
+    project: Label,
+    run: Label,
+    token: u64,
+    stop_requested: bool,
+}
+
+impl Slot {
+    fn state(&self) -> LaneState {
+        if self.stop_requested {
+            LaneState::StopRequested
+        } else {
+            LaneState::Running
+        }
+    }
+}
+
+/// A lock and the lanes behind it, on its own cache lines so neighbouring shards don't contend.
+#[repr(align(128))]
+struct Shard {
+    lanes: Mutex<ShardLanes>,
+}
+
+struct ShardLanes {
+    table: HashTable<Slot>,
+    /// Tokens are unique per shard; a project always maps to the same shard.
+    next_token: u64,
+}
+
+impl ProjectLanes {
+    /// Empty lanes: every project is idle.
+    pub fn new() -> ProjectLanes {
+        ProjectLanes {
+            id: NEXT_MANAGER.fetch_add(1, Ordering::Relaxed),
+            hasher: DefaultHashBuilder::default(),
+            shards: (0..SHARDS)
+                .map(|_| Shard {
+                    lanes: Mutex::new(ShardLanes {
+                        table: HashTable::new(),
+                        next_token: 0,
+                    }),
+                })
+                .collect(),
+        }
+    }
+
+    /// Claims `project`'s lane for `run`.
+    ///
+    /// Checks the project label, then the run label, then occupancy. A busy project is refused
+    /// with [`LaneError::ProjectBusy`]: nothing is queued and nothing is replayed later, and
+    /// reusing the current holder's run label recovers nothing.
+    ///
+    /// ```
+    /// use project_lanes::{LaneError, ProjectLanes};
+    /// let lanes = ProjectLanes::new();
+    /// let _held = lanes.claim("docs", "build-1")?;
+    /// assert_eq!(lanes.claim("docs", "build-1").unwrap_err(), LaneError::ProjectBusy);
+    /// assert_eq!(lanes.claim("docs/", "build-1").unwrap_err(), LaneError::InvalidLabel);
+    /// # Ok::<(), LaneError>(())
+    /// ```
+    pub fn claim(&self, project: &str, run: &str) -> Result<Lease, LaneError> {
+        let project_label = Label::new(project)?;
+        let run_label = Label::new(run)?;
+        let hash = self.hasher.hash_one(project);
+        let token = {
+            let mut shard = self.lock(hash);
+            if shard.table.find(hash, |s| s.project == project).is_some() {
+                return Err(LaneError::ProjectBusy);
+            }
+            shard.next_token += 1;
+            let token = shard.next_token;
+            let slot = Slot {
+                project: project_label.clone(),
+                run: run_label.clone(),
+                token,
+                stop_requested: false,
+            };
+            let hasher = &self.hasher;
+            shard
+                .table
+                .insert_unique(hash, slot, |s| hasher.hash_one(s.project.as_str()));
+            token
+        };
+        Ok(Lease {
+            manager: self.id,
+            token,
+            hash,
+            project: project_label,
+            run: run_label,
+        })
+    }
+
+    /// Records that `lease`'s run was asked to stop and returns the lane's view.
+    ///
+    /// The lane stays occupied (`state: stop_requested`) until the lease is released: stopping
+    /// work is the adapter's job, and a new claim before the old run is settled would overlap.
+    ///
+    /// ```
+    /// use project_lanes::{LaneError, LaneState, ProjectLanes};
+    /// let lanes = ProjectLanes::new();
+    /// let lease = lanes.claim("docs", "build-1")?;
+    /// let view = lanes.request_stop(&lease)?;
+    /// assert!(view.busy);
+    /// assert_eq!(view.state, Some(LaneState::StopRequested));
+    /// assert_eq!(lanes.claim("docs", "build-2").unwrap_err(), LaneError::ProjectBusy);
+    /// # Ok::<(), LaneError>(())
+    /// ```
+    pub fn request_stop(&self, lease: &Lease) -> Result<LaneView, LaneError> {
+        self.check_manager(lease)?;
+        {
+            let mut shard = self.lock(lease.hash);
+            let slot = shard
+                .table
+                .find_mut(lease.hash, |s| s.token == lease.token)
+                .ok_or(LaneError::LeaseNotCurrent)?;
+            slot.stop_requested = true;
+        }
+        Ok(LaneView::held(
+            lease.project(),
+            lease.run(),
+            LaneState::StopRequested,
+        ))
+    }
+
+    /// Frees the lane held by `lease` and returns a receipt with `outcome`.
+    ///
+    /// Only the current lease frees a lane: a lease released already, one whose project was
+    /// claimed again since, or one from another `ProjectLanes` gets
+    /// [`LaneError::LeaseNotCurrent`] and changes nothing. A late cleanup can never erase a newer
+    /// owner. If a stop was requested, the receipt says so whatever the outcome.
+    ///
+    /// ```
+    /// use project_lanes::{LaneError, Outcome, ProjectLanes};
+    /// let lanes = ProjectLanes::new();
+    /// let old = lanes.claim("docs", "build-1")?;
+    /// lanes.release(&old, Outcome::Failed)?;
+    /// let new = lanes.claim("docs", "build-2")?;
+    /// // The old run's late cleanup is refused; the new owner keeps the lane.
+    /// assert_eq!(lanes.release(&old, Outcome::Cancelled).unwrap_err(), LaneError::LeaseNotCurrent);
+    /// assert_eq!(lanes.view("docs")?.run.as_deref(), Some("build-2"));
+    /// # let _ = new;
+    /// # Ok::<(), LaneError>(())
+    /// ```
+    pub fn release(&self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
+        self.check_manager(lease)?;
+        let slot = {
+            let mut shard = self.lock(lease.hash);
+            let entry = shard
+                .table
+                .find_entry(lease.hash, |s| s.token == lease.token)
+                .map_err(|_| LaneError::LeaseNotCurrent)?;
+            entry.remove().0
+        };
+        Ok(Receipt {
+            project: lease.project.clone(),
+            run: lease.run.clone(),
+            outcome,
+            stop_requested: slot.stop_requested,
+            work_executed_here: false,
+        })
+    }
+
+    /// An owned snapshot of `project`'s lane; idle projects need no claim to be viewed.
+    ///
+    /// ```
+    /// use project_lanes::{LaneState, LaneView, ProjectLanes};
+    /// let lanes = ProjectLanes::new();
+    /// assert_eq!(lanes.view("docs")?, LaneView::idle("docs"));
+    /// let _lease = lanes.claim("docs", "build-1")?;
+    /// assert_eq!(lanes.view("docs")?, LaneView::held("docs", "build-1", LaneState::Running));
+    /// # Ok::<(), project_lanes::LaneError>(())
+    /// ```
+    pub fn view(&self, project: &str) -> Result<LaneView, LaneError> {
+        validate_label(project)?;
+        let hash = self.hasher.hash_one(project);
+        let held = {
+            let shard = self.lock(hash);
+            shard
+                .table
+                .find(hash, |s| s.project == project)
+                .map(|s| (s.run.clone(), s.state()))
+        };
+        Ok(match held {
+            Some((run, state)) => LaneView::held(project, &run, state),
+            None => LaneView::idle(project),
+        })
+    }
+
+    /// A lease from another manager never holds one of these lanes.
+    ///
+    /// Past this check, the lease's token identifies its slot: tokens are unique within a shard
+    /// and a project always hashes to the same shard, so a slot with the lease's token exists
+    /// exactly when the lease is current (same manager, same token, hence same project and run).
+    fn check_manager(&self, lease: &Lease) -> Result<(), LaneError> {
+        if lease.manager == self.id {
+            Ok(())
+        } else {
+            Err(LaneError::LeaseNotCurrent)
+        }
+    }
+
+    fn lock(&self, hash: u64) -> MutexGuard<'_, ShardLanes> {
+        // Middle bits: hashbrown uses the top 7 bits for its tags and the low bits for buckets.
+        let index = (hash >> 32) as usize & (SHARDS - 1);
+        // Nothing panics while a shard is locked, but a poisoned lock must not wedge the lanes.
+        self.shards[index]
+            .lanes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for ProjectLanes {
+    fn default() -> Self {
+        ProjectLanes::new()
+    }
+}
+
+impl fmt::Debug for ProjectLanes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProjectLanes").finish_non_exhaustive()
+    }
+}

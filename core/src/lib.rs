@@ -1,0 +1,48 @@
+//! # project-lanes
+//!
+//! One occupied place per project. A run [claims](ProjectLanes::claim) its project's lane and
+//! receives a [`Lease`] carrying a private ownership token; while the lease holds the lane, every
+//! other claim of that project is refused with [`LaneError::ProjectBusy`], and other projects go on
+//! independently. A [stop request](ProjectLanes::request_stop) is recorded but keeps the lane
+//! occupied. Only the current lease [releases](ProjectLanes::release) the lane, with an explicit
+//! [`Outcome`], and gets a [`Receipt`]; a late cleanup from an older run is refused with
+//! [`LaneError::LeaseNotCurrent`] and can never erase a newer owner.
+//!
+//! ```
+//! use project_lanes::{LaneError, LaneState, Outcome, ProjectLanes};
+//!
+//! let lanes = ProjectLanes::new();
+//! let lease = lanes.claim("docs", "nightly-7")?;
+//! lanes.request_stop(&lease)?;
+//! assert_eq!(lanes.view("docs")?.state, Some(LaneState::StopRequested));
+//!
+//! // The run finished before it saw the stop request: success is still allowed.
+//! let receipt = lanes.release(&lease, Outcome::Succeeded)?;
+//! assert!(receipt.stop_requested);
+//! assert!(!receipt.work_executed_here);
+//! # Ok::<(), LaneError>(())
+//! ```
+//!
+//! ## What this crate is not
+//!
+//! - **Not an executor.** The lanes hold metadata; they run nothing, and a receipt does not certify
+//!   that work succeeded.
+//! - **Not a queue.** A busy project is refused, not queued; nothing is replayed automatically.
+//! - **Not durable or cross-process.** Occupancy lives in memory and ends with the process.
+//! - **Not a security boundary.** The token prevents accidental cross-run calls inside one process;
+//!   untrusted callers need authentication and a process boundary.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod error;
+mod label;
+mod lanes;
+mod outcome;
+mod view;
+
+pub use error::LaneError;
+pub use label::{Label, MAX_LABEL_LEN, is_valid_label, validate_label};
+pub use lanes::{Lease, ProjectLanes};
+pub use outcome::Outcome;
+pub use view::{LaneState, LaneView, Receipt};

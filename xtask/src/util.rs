@@ -1,0 +1,69 @@
+//! Small helpers shared by the tasks: running commands, printing progress, finding the root.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// The workspace root (the parent of this crate's folder).
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one folder below the workspace root")
+        .to_path_buf()
+}
+
+/// Prints a progress line for a step.
+pub fn step(what: &str) {
+    eprintln!("==> {what}");
+}
+
+/// Runs `cargo args…` in `dir`, failing with the command line if it fails.
+pub fn cargo(dir: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo).args(args).current_dir(dir))
+}
+
+/// Runs a command with inherited output; an error names the command and its exit status.
+pub fn run(command: &mut Command) -> Result<()> {
+    let status = command
+        .status()
+        .map_err(|e| format!("could not start {}: {e}", describe(command)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", describe(command)).into())
+    }
+}
+
+/// Runs a command and returns its standard output, or `None` if it cannot start or fails.
+pub fn output(command: &mut Command) -> Option<String> {
+    let out = command.output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn describe(command: &Command) -> String {
+    let mut text = command.get_program().to_string_lossy().into_owned();
+    for arg in command.get_args() {
+        text.push(' ');
+        text.push_str(&arg.to_string_lossy());
+    }
+    format!("`{text}`")
+}
+
+/// Makes sure rustup has `target` installed, installing it (with rustup's progress) if missing.
+pub fn rustup_target(target: &str) -> Result<()> {
+    let installed = output(Command::new("rustup").args(["target", "list", "--installed"]))
+        .ok_or("`rustup` is needed to add the WebAssembly target; install Rust with rustup")?;
+    if installed.lines().any(|line| line.trim() == target) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing the Rust target {target} (rustup target add)"
+    ));
+    run(Command::new("rustup").args(["target", "add", target])).map_err(|e| {
+        format!("{e}\nthe target {target} could not be installed; check the network, then run `rustup target add {target}`").into()
+    })
+}
