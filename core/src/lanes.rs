@@ -84,6 +84,14 @@ impl Lease {
     pub fn run(&self) -> &str {
         self.run.as_str()
     }
+
+    pub(crate) fn project_label(&self) -> &Label {
+        &self.project
+    }
+
+    pub(crate) fn run_label(&self) -> &Label {
+        &self.run
+    }
 }
 
 impl fmt::Debug for Lease {

@@ -39,6 +39,7 @@ mod error;
 mod label;
 mod lanes;
 mod outcome;
+pub mod record;
 mod view;
 
 pub use error::LaneError;

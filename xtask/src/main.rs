@@ -12,7 +12,7 @@ const USAGE: &str = "\
 cargo xtask <task>
 
 tasks:
-  test     all checks: formatting, clippy, native tests, the core built for wasm32
+  test     all checks: formatting, clippy, native tests, records check, the core built for wasm32
   serve    build the site and serve it (the viewer is not built yet)
   help     this text
 ";
@@ -55,6 +55,11 @@ fn test() -> Result<()> {
     )?;
     util::step("native tests (cargo test --workspace)");
     cargo(&root, &["test", "--workspace"])?;
+    util::step("records are up to date (lane-records --check)");
+    cargo(
+        &root,
+        &["run", "--quiet", "-p", "lane-records", "--", "--check"],
+    )?;
     util::step("core for WebAssembly (cargo build --target wasm32-unknown-unknown)");
     rustup_target("wasm32-unknown-unknown")?;
     cargo(
