@@ -226,8 +226,8 @@ impl<'de> Deserialize<'de> for Label {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Label, E> {
                 Label::new(v).map_err(|_| {
                     E::custom(format_args!(
-                        "label {:?} breaks the label rule [A-Za-z0-9][A-Za-z0-9._-]{{0,79}}",
-                        Shorten(v)
+                        "label {} breaks the label rule [A-Za-z0-9][A-Za-z0-9._-]{{0,79}}",
+                        Quoted(v)
                     ))
                 })
             }
@@ -236,14 +236,21 @@ impl<'de> Deserialize<'de> for Label {
     }
 }
 
-/// Quotes at most the first 100 characters of a string in error messages.
-pub(crate) struct Shorten<'a>(pub &'a str);
+/// Quotes at most the first 100 characters of a string in error messages. Plain quotes, no
+/// escaping: messages are shown as text, and `Debug` escaping costs the viewer's wasm kilobytes.
+pub(crate) struct Quoted<'a>(pub &'a str);
 
-impl fmt::Debug for Shorten<'_> {
+impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.char_indices().nth(100) {
-            Some((cut, _)) => write!(f, "{:?}…", &self.0[..cut]),
-            None => write!(f, "{:?}", self.0),
+        // `get` rather than indexing: a slicing panic would link its formatting code into wasm.
+        match self
+            .0
+            .char_indices()
+            .nth(100)
+            .and_then(|(cut, _)| self.0.get(..cut))
+        {
+            Some(head) => write!(f, "\"{head}…\""),
+            None => write!(f, "\"{}\"", self.0),
         }
     }
 }

@@ -47,3 +47,8 @@ pub use label::{Label, MAX_LABEL_LEN, is_valid_label, validate_label};
 pub use lanes::{Lease, ProjectLanes};
 pub use outcome::Outcome;
 pub use view::{LaneState, LaneView, Receipt};
+
+/// The README's Rust example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -24,7 +24,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::label::Shorten;
+use crate::label::Quoted;
 use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
 
 /// The format id every record file carries in `format`.
@@ -40,6 +40,8 @@ pub const MAX_PROJECTS: usize = 64;
 pub const MAX_TEXT_CHARS: usize = 2_000;
 /// Longest operation input string, in characters (inputs may break the label rule on purpose).
 pub const MAX_INPUT_CHARS: usize = 200;
+/// Largest record file readers accept, in bytes (16 MiB).
+pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The first two fields of a record: enough to know whether the rest can be read.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -51,10 +53,22 @@ pub struct Header {
 }
 
 impl Header {
-    /// Refuses a file of another format or version.
+    /// Refuses a file that is not a record of this version.
     pub fn check(&self) -> Result<(), RecordError> {
-        if self.format != FORMAT {
-            return Err(RecordError::UnknownFormat(self.format.clone()));
+        self.check_as(FORMAT)
+    }
+
+    /// Refuses a file that is not an index of this version.
+    pub fn check_index(&self) -> Result<(), RecordError> {
+        self.check_as(INDEX_FORMAT)
+    }
+
+    fn check_as(&self, format: &'static str) -> Result<(), RecordError> {
+        if self.format != format {
+            return Err(RecordError::UnknownFormat {
+                found: self.format.clone(),
+                expected: format,
+            });
         }
         if self.version != VERSION {
             return Err(RecordError::UnsupportedVersion(self.version));
@@ -96,12 +110,11 @@ impl Index {
     /// Checks the header, ids (unique), file names (plain `*.json` names, no folders, so a
     /// viewer never fetches outside the index's folder) and hashes (64 lowercase hex digits).
     pub fn check(&self) -> Result<(), RecordError> {
-        if self.format != INDEX_FORMAT {
-            return Err(RecordError::UnknownFormat(self.format.clone()));
+        Header {
+            format: self.format.clone(),
+            version: self.version,
         }
-        if self.version != VERSION {
-            return Err(RecordError::UnsupportedVersion(self.version));
-        }
+        .check_index()?;
         if self.records.is_empty() || self.records.len() > MAX_PROJECTS * 16 {
             return Err(RecordError::invalid("records", "needs 1 to 1024 records"));
         }
@@ -110,7 +123,7 @@ impl Index {
             if self.records[..i].iter().any(|e| e.id == entry.id) {
                 return Err(RecordError::invalid(
                     at("id"),
-                    format!("{:?} is listed twice", entry.id),
+                    format!("{} is listed twice", Quoted(&entry.id)),
                 ));
             }
             let stem = entry.file.strip_suffix(".json").unwrap_or_default();
@@ -118,8 +131,8 @@ impl Index {
                 return Err(RecordError::invalid(
                     at("file"),
                     format!(
-                        "{:?} is not a plain record file name like `my-record.json`",
-                        Shorten(&entry.file)
+                        "{} is not a plain record file name like `my-record.json`",
+                        Quoted(&entry.file)
                     ),
                 ));
             }
@@ -339,8 +352,13 @@ impl StepResult {
 /// Why a record could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordError {
-    /// `format` is not [`FORMAT`].
-    UnknownFormat(String),
+    /// `format` is not the expected format id.
+    UnknownFormat {
+        /// The file's `format`.
+        found: String,
+        /// [`FORMAT`] or [`INDEX_FORMAT`].
+        expected: &'static str,
+    },
     /// `version` is not [`VERSION`].
     UnsupportedVersion(u32),
     /// The record parsed but breaks a rule of the format.
@@ -356,7 +374,7 @@ impl RecordError {
     /// A stable code for the kind of error (used by the viewer).
     pub fn code(&self) -> &'static str {
         match self {
-            RecordError::UnknownFormat(_) => "UNKNOWN_FORMAT",
+            RecordError::UnknownFormat { .. } => "UNKNOWN_FORMAT",
             RecordError::UnsupportedVersion(_) => "UNSUPPORTED_VERSION",
             RecordError::Invalid { .. } => "INVALID_RECORD",
         }
@@ -373,10 +391,11 @@ impl RecordError {
 impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RecordError::UnknownFormat(format) => write!(
+            RecordError::UnknownFormat { found, expected } => write!(
                 f,
-                "not a project-lanes record: format is {:?}, expected {FORMAT:?}",
-                Shorten(format)
+                "not a project-lanes file of this kind: format is {}, expected {}",
+                Quoted(found),
+                Quoted(expected)
             ),
             RecordError::UnsupportedVersion(v) => write!(
                 f,
@@ -421,14 +440,17 @@ impl Record {
             if self.projects[..i].contains(project) {
                 return Err(RecordError::invalid(
                     format!("projects[{i}]"),
-                    format!("{project:?} is listed twice"),
+                    format!("{} is listed twice", Quoted(project)),
                 ));
             }
         }
         if !self.projects.contains(&self.untouched_project) {
             return Err(RecordError::invalid(
                 "untouched_project",
-                format!("{:?} is not one of `projects`", self.untouched_project),
+                format!(
+                    "{} is not one of `projects`",
+                    Quoted(&self.untouched_project)
+                ),
             ));
         }
         if self.steps.is_empty() || self.steps.len() > MAX_STEPS {
@@ -476,8 +498,8 @@ impl Record {
             return Err(RecordError::invalid(
                 at("input.lease"),
                 format!(
-                    "lease handle {:?} was never issued by an earlier step (issued so far: {})",
-                    Shorten(handle),
+                    "lease handle {} was never issued by an earlier step (issued so far: {})",
+                    Quoted(handle),
                     issued_list(*issued)
                 ),
             ));
@@ -486,8 +508,8 @@ impl Record {
             return Err(RecordError::invalid(
                 at("input.project"),
                 format!(
-                    "claims {:?}, the project this record leaves untouched",
-                    self.untouched_project
+                    "claims {}, the project this record leaves untouched",
+                    Quoted(&self.untouched_project)
                 ),
             ));
         }
@@ -515,8 +537,9 @@ impl Record {
                 return Err(RecordError::invalid(
                     at("result.lease.handle"),
                     format!(
-                        "handles are numbered in order of issue: expected {expected:?}, found {:?}",
-                        Shorten(&lease.handle)
+                        "handles are numbered in order of issue: expected {}, found {}",
+                        Quoted(&expected),
+                        Quoted(&lease.handle)
                     ),
                 ));
             }
@@ -542,13 +565,20 @@ impl Record {
             if view.project != project.as_str() {
                 return Err(RecordError::invalid(
                     format!("{at}[{j}]"),
-                    format!("expected the view of {project:?}, found {:?}", view.project),
+                    format!(
+                        "expected the view of {}, found {}",
+                        Quoted(project),
+                        Quoted(&view.project)
+                    ),
                 ));
             }
             if *project == self.untouched_project && view.busy {
                 return Err(RecordError::invalid(
                     format!("{at}[{j}]"),
-                    format!("{project:?} is the untouched project but shows busy"),
+                    format!(
+                        "{} is the untouched project but shows busy",
+                        Quoted(project)
+                    ),
                 ));
             }
         }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::label::Quoted;
 use crate::{Label, Outcome, is_valid_label};
 
 /// What an occupied lane is doing.
@@ -90,14 +91,14 @@ impl TryFrom<RawLaneView> for LaneView {
     fn try_from(raw: RawLaneView) -> Result<Self, Self::Error> {
         if !is_valid_label(&raw.project) {
             return Err(format!(
-                "view project {:?} breaks the label rule",
-                raw.project
+                "view project {} breaks the label rule",
+                Quoted(&raw.project)
             ));
         }
         if let Some(run) = &raw.run
             && !is_valid_label(run)
         {
-            return Err(format!("view run {run:?} breaks the label rule"));
+            return Err(format!("view run {} breaks the label rule", Quoted(run)));
         }
         match (raw.busy, &raw.run, &raw.state) {
             (true, Some(_), Some(_)) | (false, None, None) => Ok(LaneView {
@@ -107,12 +108,12 @@ impl TryFrom<RawLaneView> for LaneView {
                 state: raw.state,
             }),
             (true, _, _) => Err(format!(
-                "busy view of {:?} needs both `run` and `state`",
-                raw.project
+                "busy view of {} needs both `run` and `state`",
+                Quoted(&raw.project)
             )),
             (false, _, _) => Err(format!(
-                "idle view of {:?} must not have `run` or `state`",
-                raw.project
+                "idle view of {} must not have `run` or `state`",
+                Quoted(&raw.project)
             )),
         }
     }

@@ -19,8 +19,7 @@ use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, RecordError
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// Largest record file `read_record` accepts, in bytes.
-pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+pub use project_lanes::record::MAX_RECORD_BYTES;
 
 /// The file name of the index, next to the records.
 pub const INDEX_FILE: &str = "index.json";

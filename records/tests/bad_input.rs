@@ -61,7 +61,7 @@ fn an_unknown_format_version_is_named_as_such() {
     doc["format"] = "something-else".into();
     assert!(matches!(
         read(&doc),
-        ReadError::Record(RecordError::UnknownFormat(_))
+        ReadError::Record(RecordError::UnknownFormat { .. })
     ));
 }
 

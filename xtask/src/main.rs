@@ -2,31 +2,52 @@
 //!
 //! Run `cargo xtask help` for the list of tasks.
 
+mod browser;
+mod dist;
+mod fixtures;
+mod serve;
+mod size;
+mod tools;
 mod util;
 
 use std::process::ExitCode;
 
-use util::{Result, cargo, project_root, rustup_target};
+use util::{Result, cargo, project_root, rustup_target, step};
 
 const USAGE: &str = "\
 cargo xtask <task>
 
 tasks:
-  test     all checks: formatting, clippy, native tests, records check, the core built for wasm32
-  serve    build the site and serve it (the viewer is not built yet)
-  help     this text
+  serve [--port N]  build the site and serve it on http://127.0.0.1:N/ (default 8080)
+  test              every check: formatting, clippy, native tests, records, wasm size budget,
+                    browser tests in headless Chromium
+  dist              write the static site to target/dist/ (with SHA256SUMS)
+  size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
+  bench             browser benchmarks in headless Chromium (mount, switch, large records)
+  help              this text
+
+Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli at the
+pinned version (into target/tools/), Chromium and ChromeDriver (apt-get, when run as root).
 ";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("test") => test(),
-        Some("serve") => serve(),
-        Some("help" | "--help" | "-h") | None => {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["test"] => test(),
+        ["serve"] => serve(8080),
+        ["serve", "--port", port] => match port.parse() {
+            Ok(port) => serve(port),
+            Err(_) => Err(format!("--port needs a number from 0 to 65535, not `{port}`").into()),
+        },
+        ["dist"] => dist::dist().map(|_| ()),
+        ["size"] => size::size(),
+        ["bench"] => bench(),
+        ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
         }
-        Some(other) => Err(format!("unknown task `{other}`\n\n{USAGE}").into()),
+        _ => Err(format!("unknown task `{}`\n\n{USAGE}", args.join(" ")).into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -39,9 +60,9 @@ fn main() -> ExitCode {
 
 fn test() -> Result<()> {
     let root = project_root();
-    util::step("formatting (cargo fmt --check)");
+    step("formatting (cargo fmt --check)");
     cargo(&root, &["fmt", "--all", "--check"])?;
-    util::step("lints (cargo clippy -D warnings)");
+    step("lints (cargo clippy -D warnings)");
     cargo(
         &root,
         &[
@@ -53,15 +74,32 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    util::step("native tests (cargo test --workspace)");
+    rustup_target(tools::WASM_TARGET)?;
+    step("lints for wasm32 (viewer and browser tests)");
+    cargo(
+        &root,
+        &[
+            "clippy",
+            "-p",
+            "lane-viewer",
+            "-p",
+            "lane-viewer-tests",
+            "--all-targets",
+            "--target",
+            tools::WASM_TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    step("native tests (cargo test --workspace)");
     cargo(&root, &["test", "--workspace"])?;
-    util::step("records are up to date (lane-records --check)");
+    step("records are up to date (lane-records --check)");
     cargo(
         &root,
         &["run", "--quiet", "-p", "lane-records", "--", "--check"],
     )?;
-    util::step("core for WebAssembly (cargo build --target wasm32-unknown-unknown)");
-    rustup_target("wasm32-unknown-unknown")?;
+    step("core for WebAssembly (cargo build -p project-lanes --target wasm32)");
     cargo(
         &root,
         &[
@@ -69,17 +107,40 @@ fn test() -> Result<()> {
             "-p",
             "project-lanes",
             "--target",
-            "wasm32-unknown-unknown",
+            tools::WASM_TARGET,
         ],
     )?;
-    util::step("all checks passed");
+    step("viewer size budget");
+    size::size()?;
+    browser::run(browser::Suite::Tests)?;
+    step("all checks passed");
     Ok(())
 }
 
-fn serve() -> Result<()> {
-    Err(
-        "the record viewer does not exist yet, so there is no site to serve; \
-         `cargo xtask test` runs the checks"
-            .into(),
-    )
+fn serve(port: u16) -> Result<()> {
+    let dist = dist::dist()?;
+    let server = serve::StaticServer::bind(&dist, port)?;
+    println!(
+        "serving {} at http://{}/  (Ctrl-C to stop)",
+        dist.display(),
+        server.addr()
+    );
+    server.run();
+    Ok(())
+}
+
+fn bench() -> Result<()> {
+    let lines = browser::run(browser::Suite::Bench)?;
+    let results: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.trim().strip_prefix("BENCH "))
+        .collect();
+    if results.is_empty() {
+        return Err("the benchmark printed no results".into());
+    }
+    println!("\nbrowser benchmarks (headless Chromium, medians):");
+    for result in results {
+        println!("  {result}");
+    }
+    Ok(())
 }

@@ -1,0 +1,287 @@
+//! Helpers for the browser tests: mounting viewers, reading the DOM contract, fetching the
+//! record files the rendering is compared with, and driving clicks, keys and time.
+//!
+//! The tests run in headless Chromium through `cargo xtask test`; the page is served from
+//! `target/browser-site/` (see `xtask/src/fixtures.rs`), so `records/…` and `fixtures/…` resolve.
+
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Object, Promise, Reflect};
+use lane_viewer::Viewer;
+use project_lanes::record::{Index, Record};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Document, Element, HtmlElement, KeyboardEvent, KeyboardEventInit, Response};
+
+pub fn window() -> web_sys::Window {
+    web_sys::window().expect("a window")
+}
+
+pub fn document() -> Document {
+    window().document().expect("a document")
+}
+
+/// A viewer mounted in a fresh host element; destroyed and removed on drop.
+pub struct Mounted {
+    pub host: Element,
+    pub viewer: Viewer,
+}
+
+impl Mounted {
+    /// The viewer's own root (`[data-lane-viewer]`).
+    pub fn root(&self) -> Element {
+        one(&self.host, "[data-lane-viewer]")
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        self.viewer.destroy();
+        self.host.remove();
+    }
+}
+
+/// Adds the viewer's stylesheet to the test page once, as a real page would.
+fn stylesheet() {
+    let doc = document();
+    if doc
+        .query_selector("link[data-viewer-css]")
+        .unwrap()
+        .is_none()
+    {
+        let link = doc.create_element("link").unwrap();
+        link.set_attribute("rel", "stylesheet").unwrap();
+        link.set_attribute("href", "viewer.css").unwrap();
+        link.set_attribute("data-viewer-css", "").unwrap();
+        doc.head().unwrap().append_child(&link).unwrap();
+    }
+}
+
+/// Mounts a viewer with these options (`src`, `lang`, `record` as strings, `hash` as bool).
+pub async fn mount(options: &[(&str, JsValue)]) -> Mounted {
+    stylesheet();
+    let host = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    let object = Object::new();
+    for (key, value) in options {
+        Reflect::set(&object, &JsValue::from_str(key), value).unwrap();
+    }
+    let viewer = lane_viewer::mount(host.clone(), object.into())
+        .await
+        .expect("mount resolves");
+    Mounted { host, viewer }
+}
+
+pub fn s(value: &str) -> JsValue {
+    JsValue::from_str(value)
+}
+
+/// The one element matching `selector` under `root`; panics with the selector otherwise.
+pub fn one(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+pub fn maybe(root: &Element, selector: &str) -> Option<Element> {
+    root.query_selector(selector).unwrap()
+}
+
+pub fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length())
+        .filter_map(|i| list.item(i))
+        .map(|n| n.unchecked_into())
+        .collect()
+}
+
+pub fn attr(element: &Element, name: &str) -> Option<String> {
+    element.get_attribute(name)
+}
+
+pub fn text(element: &Element) -> String {
+    element.text_content().unwrap_or_default()
+}
+
+pub fn click(element: &Element) {
+    element.unchecked_ref::<HtmlElement>().click();
+}
+
+/// Dispatches a bubbling `keydown` with this `key` on `element`.
+pub fn key(element: &Element, key: &str) {
+    let init = KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    let event = KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    element.dispatch_event(&event).unwrap();
+}
+
+/// The element that has focus.
+pub fn focused() -> Option<Element> {
+    document().active_element()
+}
+
+/// Waits for the browser to run its queued tasks (events such as `hashchange`).
+pub async fn tick() {
+    let promise = Promise::new(&mut |resolve, _| {
+        window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+}
+
+/// Polls `done` for up to two seconds.
+pub async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..200 {
+        if done() {
+            return true;
+        }
+        tick().await;
+    }
+    done()
+}
+
+pub async fn fetch_text(url: &str) -> String {
+    let response: Response = JsFuture::from(window().fetch_with_str(url))
+        .await
+        .unwrap()
+        .unchecked_into();
+    assert!(response.ok(), "fetching {url}: HTTP {}", response.status());
+    JsFuture::from(response.text().unwrap())
+        .await
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
+
+/// The committed index, parsed independently of the viewer (with serde_json).
+pub async fn index() -> Index {
+    serde_json::from_str(&fetch_text("records/index.json").await).unwrap()
+}
+
+/// A committed record, parsed independently of the viewer.
+pub async fn record(id: &str) -> Record {
+    serde_json::from_str(&fetch_text(&format!("records/{id}.json")).await).unwrap()
+}
+
+/// Asserts that the selected panel shows `record` in `lang`: title, summary, every step's
+/// operation and result, the lanes after every step, the final lanes and the untouched project.
+pub fn assert_shows(root: &Element, record: &Record, lang: &str) {
+    assert_eq!(attr(root, "lang").as_deref(), Some(lang));
+    let panel = one(root, "[role=tabpanel]");
+    assert_eq!(
+        attr(&panel, "data-selected-record").as_deref(),
+        Some(record.id.as_str())
+    );
+    let tab = one(root, &format!("[role=tab][data-record-id={}]", record.id));
+    assert_eq!(attr(&tab, "aria-selected").as_deref(), Some("true"));
+    assert_eq!(text(&tab), record.title.get(lang));
+    assert_eq!(text(&one(&panel, ".lv-title")), record.title.get(lang));
+    assert_eq!(text(&one(&panel, ".lv-summary")), record.summary.get(lang));
+    assert!(maybe(&panel, "[data-nothing-executed]").is_some());
+    let steps = all(&panel, "[data-step]");
+    assert_eq!(steps.len(), record.steps.len(), "{}: step count", record.id);
+    for (i, (element, step)) in steps.iter().zip(&record.steps).enumerate() {
+        assert_eq!(attr(element, "data-step"), Some(i.to_string()));
+        assert_eq!(
+            attr(element, "data-op").as_deref(),
+            Some(step.op.as_str()),
+            "{} step {i}",
+            record.id
+        );
+        assert_eq!(
+            attr(element, "data-result").as_deref(),
+            Some(step.result.code()),
+            "{} step {i}",
+            record.id
+        );
+        if let Some(note) = &step.note {
+            assert_eq!(text(&one(element, ".lv-note")), note.get(lang));
+        }
+        assert_lanes(
+            &all(element, "[data-lane]"),
+            &step.lanes,
+            &format!("{} step {i}", record.id),
+        );
+    }
+    let final_rows = all(&one(&panel, ".lv-final"), "[data-lane]");
+    assert_lanes(
+        &final_rows,
+        &record.final_lanes,
+        &format!("{} final", record.id),
+    );
+    let untouched = all(&panel, "[data-untouched-project]");
+    assert_eq!(untouched.len(), 1);
+    assert_eq!(
+        attr(&untouched[0], "data-untouched-project").as_deref(),
+        Some(record.untouched_project.as_str())
+    );
+}
+
+fn assert_lanes(elements: &[Element], views: &[project_lanes::LaneView], at: &str) {
+    assert_eq!(elements.len(), views.len(), "{at}: lane count");
+    for (element, view) in elements.iter().zip(views) {
+        assert_eq!(
+            attr(element, "data-lane").as_deref(),
+            Some(view.project.as_str()),
+            "{at}"
+        );
+        let busy = if view.busy { "true" } else { "false" };
+        assert_eq!(
+            attr(element, "data-busy").as_deref(),
+            Some(busy),
+            "{at} {}",
+            view.project
+        );
+        assert_eq!(attr(element, "data-run"), view.run, "{at} {}", view.project);
+        assert_eq!(
+            attr(element, "data-state").as_deref(),
+            view.state.map(|s| s.as_str()),
+            "{at} {}",
+            view.project
+        );
+    }
+}
+
+/// The shape of a subtree: tag names and `data-*`/ARIA attributes, without any text.
+pub fn structure(element: &Element) -> String {
+    let mut out = String::new();
+    shape(element, &mut out);
+    out
+}
+
+fn shape(element: &Element, out: &mut String) {
+    out.push('<');
+    out.push_str(&element.tag_name());
+    let names = element.get_attribute_names();
+    let mut names: Vec<String> = names.iter().filter_map(|n| n.as_string()).collect();
+    names.sort();
+    for name in names {
+        if name.starts_with("data-") || name == "role" || name == "aria-selected" {
+            out.push(' ');
+            out.push_str(&name);
+            out.push('=');
+            out.push_str(&element.get_attribute(&name).unwrap_or_default());
+        }
+    }
+    out.push('>');
+    let children = element.children();
+    for i in 0..children.length() {
+        if let Some(child) = children.item(i) {
+            shape(&child, out);
+        }
+    }
+    out.push_str("</>");
+}
+
+/// `window[name]`, to see whether hostile strings ran any script.
+pub fn global(name: &str) -> JsValue {
+    Reflect::get(&window(), &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Milliseconds from the page's high-resolution clock.
+pub fn now() -> f64 {
+    window().performance().unwrap().now()
+}

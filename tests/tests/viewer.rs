@@ -1,0 +1,367 @@
+//! The viewer in headless Chromium, through the real fetch-and-parse path, compared with the
+//! record files.
+
+#![cfg(target_arch = "wasm32")]
+
+use lane_viewer_tests::*;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const LANGS: [&str; 2] = ["en", "ja"];
+
+#[wasm_bindgen_test]
+async fn the_first_record_is_selected_initially() {
+    let index = index().await;
+    let m = mount(&[("lang", s("en"))]).await;
+    let first = record(index.records[0].id.as_str()).await;
+    assert_shows(&m.root(), &first, "en");
+    assert_eq!(m.viewer.selected().as_deref(), Some(first.id.as_str()));
+    let tabs = all(&m.root(), "[role=tab][data-record-id]");
+    let ids: Vec<_> = tabs
+        .iter()
+        .map(|t| attr(t, "data-record-id").unwrap())
+        .collect();
+    let expected: Vec<_> = index.records.iter().map(|e| e.id.to_string()).collect();
+    assert_eq!(ids, expected, "tabs follow the index order");
+    let selected: Vec<_> = tabs
+        .iter()
+        .filter(|t| attr(t, "aria-selected").as_deref() == Some("true"))
+        .collect();
+    assert_eq!(selected.len(), 1);
+    assert_eq!(attr(selected[0], "tabindex").as_deref(), Some("0"));
+}
+
+#[wasm_bindgen_test]
+async fn the_record_option_selects_initially() {
+    let m = mount(&[("record", s("stale-release")), ("lang", s("ja"))]).await;
+    assert_shows(&m.root(), &record("stale-release").await, "ja");
+}
+
+#[wasm_bindgen_test]
+async fn the_deep_link_selects_the_record_and_the_language() {
+    let history = window().history().unwrap();
+    history
+        .replace_state_with_url(&JsValue::NULL, "", Some("#record=explicit-outcome&lang=ja"))
+        .unwrap();
+    let m = mount(&[("hash", JsValue::TRUE)]).await;
+    assert_shows(&m.root(), &record("explicit-outcome").await, "ja");
+    // The lang option wins over the deep link.
+    let n = mount(&[("hash", JsValue::TRUE), ("lang", s("en"))]).await;
+    assert_eq!(n.viewer.lang(), "en");
+    assert_eq!(n.viewer.selected().as_deref(), Some("explicit-outcome"));
+    drop((m, n));
+    history
+        .replace_state_with_url(&JsValue::NULL, "", Some("#"))
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn every_record_in_both_languages_selected_by_click() {
+    let index = index().await;
+    for lang in LANGS {
+        let m = mount(&[("lang", s(lang))]).await;
+        // Last to first, so every click changes the selection.
+        for entry in index.records.iter().rev() {
+            let tab = one(
+                &m.root(),
+                &format!("[role=tab][data-record-id={}]", entry.id),
+            );
+            click(&tab);
+            assert_shows(&m.root(), &record(entry.id.as_str()).await, lang);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn every_record_in_both_languages_selected_by_keyboard() {
+    let index = index().await;
+    let count = index.records.len();
+    for lang in LANGS {
+        let m = mount(&[("lang", s(lang))]).await;
+        let root = m.root();
+        for step in 1..=count {
+            let current = focused_tab_or_selected(&root);
+            key(&current, "ArrowRight");
+            let expected = &index.records[step % count];
+            assert_shows(&root, &record(expected.id.as_str()).await, lang);
+            let focus = focused().expect("a focused element");
+            assert_eq!(
+                attr(&focus, "data-record-id").as_deref(),
+                Some(expected.id.as_str()),
+                "focus follows"
+            );
+        }
+        key(&focused_tab_or_selected(&root), "End");
+        assert_shows(
+            &root,
+            &record(index.records[count - 1].id.as_str()).await,
+            lang,
+        );
+        key(&focused_tab_or_selected(&root), "Home");
+        assert_shows(&root, &record(index.records[0].id.as_str()).await, lang);
+        key(&focused_tab_or_selected(&root), "ArrowLeft");
+        assert_shows(
+            &root,
+            &record(index.records[count - 1].id.as_str()).await,
+            lang,
+        );
+    }
+}
+
+fn focused_tab_or_selected(root: &web_sys::Element) -> web_sys::Element {
+    focused()
+        .filter(|f| attr(f, "role").as_deref() == Some("tab"))
+        .unwrap_or_else(|| one(root, "[role=tab][aria-selected=true]"))
+}
+
+#[wasm_bindgen_test]
+async fn english_and_japanese_renders_have_the_same_structure_and_different_text() {
+    for entry in index().await.records {
+        let en = mount(&[("lang", s("en")), ("record", s(entry.id.as_str()))]).await;
+        let ja = mount(&[("lang", s("ja")), ("record", s(entry.id.as_str()))]).await;
+        let (en_panel, ja_panel) = (
+            one(&en.root(), "[role=tabpanel]"),
+            one(&ja.root(), "[role=tabpanel]"),
+        );
+        assert_eq!(structure(&en_panel), structure(&ja_panel), "{}", entry.id);
+        assert_ne!(text(&en_panel), text(&ja_panel), "{}", entry.id);
+        for selector in [
+            ".lv-title",
+            ".lv-summary",
+            ".lv-no-work",
+            ".lv-h",
+            ".lv-untouched-note",
+        ] {
+            assert_ne!(
+                text(&one(&en_panel, selector)),
+                text(&one(&ja_panel, selector)),
+                "{selector}"
+            );
+        }
+        // Error codes appear verbatim in both.
+        for code in all(&en_panel, "[data-step] .lv-response .lv-code") {
+            assert!(text(&ja_panel).contains(&text(&code)));
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn switching_language_keeps_the_selection() {
+    let m = mount(&[("lang", s("en")), ("record", s("stop-keeps-occupancy"))]).await;
+    let stop = record("stop-keeps-occupancy").await;
+    assert!(m.viewer.set_lang("ja"));
+    assert_shows(&m.root(), &stop, "ja");
+    click(&one(&m.root(), "[data-lang-choice=en]"));
+    assert_shows(&m.root(), &stop, "en");
+    assert_eq!(
+        attr(&one(&m.root(), "[data-lang-choice=en]"), "aria-pressed").as_deref(),
+        Some("true")
+    );
+    assert!(!m.viewer.set_lang("fr"));
+    assert_eq!(m.viewer.lang(), "en");
+}
+
+#[wasm_bindgen_test]
+async fn two_viewers_on_one_page_stay_independent() {
+    let a = mount(&[("lang", s("en")), ("record", s("busy-project"))]).await;
+    let b = mount(&[("lang", s("ja")), ("record", s("stale-release"))]).await;
+    click(&one(
+        &a.root(),
+        "[role=tab][data-record-id=explicit-outcome]",
+    ));
+    assert!(b.viewer.set_lang("en"));
+    assert_shows(&a.root(), &record("explicit-outcome").await, "en");
+    assert_shows(&b.root(), &record("stale-release").await, "en");
+    key(&one(&b.root(), "[role=tab][aria-selected=true]"), "Home");
+    assert_eq!(a.viewer.selected().as_deref(), Some("explicit-outcome"));
+    assert_eq!(b.viewer.selected().as_deref(), Some("independent-claims"));
+    let ids: Vec<String> = all(&document().document_element().unwrap(), "[id]")
+        .iter()
+        .filter_map(|e| attr(e, "id"))
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "no id appears twice: {ids:?}");
+    drop(a);
+    click(&one(&b.root(), "[role=tab][data-record-id=busy-project]"));
+    assert_shows(&b.root(), &record("busy-project").await, "en");
+}
+
+#[wasm_bindgen_test]
+async fn selection_updates_the_deep_link_and_back_and_forward_work() {
+    let history = window().history().unwrap();
+    history
+        .replace_state_with_url(&JsValue::NULL, "", Some("#"))
+        .unwrap();
+    let m = mount(&[("hash", JsValue::TRUE), ("lang", s("en"))]).await;
+    let hash = || window().location().hash().unwrap();
+    assert_eq!(hash(), "#record=independent-claims&lang=en");
+    click(&one(&m.root(), "[role=tab][data-record-id=busy-project]"));
+    assert_eq!(hash(), "#record=busy-project&lang=en");
+    click(&one(&m.root(), "[data-lang-choice=ja]"));
+    assert_eq!(hash(), "#record=busy-project&lang=ja");
+    history.back().unwrap();
+    assert!(
+        eventually(|| m.viewer.lang() == "en").await,
+        "back restores the language"
+    );
+    history.back().unwrap();
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("independent-claims")).await);
+    history.forward().unwrap();
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("busy-project")).await);
+    assert_shows(&m.root(), &record("busy-project").await, "en");
+    drop(m);
+    history
+        .replace_state_with_url(&JsValue::NULL, "", Some("#"))
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn raw_json_and_a_download_link_come_with_every_record() {
+    let m = mount(&[("record", s("busy-project"))]).await;
+    let raw = text(&one(&m.root(), ".lv-json"));
+    assert_eq!(raw, fetch_text("records/busy-project.json").await);
+    let link = one(&m.root(), "a.lv-download");
+    assert_eq!(
+        attr(&link, "download").as_deref(),
+        Some("busy-project.json")
+    );
+    assert!(
+        attr(&link, "href")
+            .unwrap()
+            .ends_with("/records/busy-project.json")
+    );
+}
+
+fn error_codes(root: &web_sys::Element) -> Vec<String> {
+    all(root, "[data-viewer-error]")
+        .iter()
+        .filter_map(|e| attr(e, "data-viewer-error"))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn a_missing_index_shows_its_error_and_nothing_breaks() {
+    let m = mount(&[("src", s("fixtures/missing/index.json")), ("lang", s("ja"))]).await;
+    assert_eq!(error_codes(&m.root()), ["INDEX_UNAVAILABLE"]);
+    let message = text(&one(&m.root(), "[data-viewer-error]"));
+    assert!(
+        message.contains("記録の一覧を読み込めませんでした"),
+        "{message}"
+    );
+    assert!(message.contains("INDEX_UNAVAILABLE"));
+    assert!(all(&m.root(), "[role=tab]").is_empty());
+    assert!(m.viewer.set_lang("en"));
+    assert!(text(&one(&m.root(), "[data-viewer-error]")).contains("could not be loaded"));
+}
+
+#[wasm_bindgen_test]
+async fn a_broken_index_shows_invalid_json() {
+    let m = mount(&[("src", s("fixtures/broken-index/index.json"))]).await;
+    assert_eq!(error_codes(&m.root()), ["INVALID_JSON"]);
+}
+
+#[wasm_bindgen_test]
+async fn each_bad_record_shows_its_own_error_while_the_rest_keep_working() {
+    let m = mount(&[("src", s("fixtures/mixed/index.json")), ("lang", s("en"))]).await;
+    let root = m.root();
+    assert_shows(&root, &record("busy-project").await, "en");
+    for (id, code) in [
+        ("future-version", "UNSUPPORTED_VERSION"),
+        ("tampered", "HASH_MISMATCH"),
+        ("missing-steps", "INVALID_RECORD"),
+        ("not-json", "INVALID_JSON"),
+        ("missing-file", "RECORD_UNAVAILABLE"),
+    ] {
+        click(&one(&root, &format!("[role=tab][data-record-id={id}]")));
+        let panel = one(&root, "[role=tabpanel]");
+        assert_eq!(attr(&panel, "data-selected-record").as_deref(), Some(id));
+        assert_eq!(error_codes(&panel), [code], "{id}");
+        assert!(all(&panel, "[data-step]").is_empty(), "{id} shows no steps");
+        assert!(text(&panel).contains(code));
+    }
+    // The good record still works after visiting every bad one.
+    click(&one(&root, "[role=tab][data-record-id=busy-project]"));
+    assert_shows(&root, &record("busy-project").await, "en");
+    assert!(!m.viewer.select("no-such-record"));
+    assert_eq!(error_codes(&root), ["UNKNOWN_RECORD"]);
+    assert_eq!(m.viewer.selected().as_deref(), Some("busy-project"));
+    click(&one(&root, "[role=tab][data-record-id=hostile]"));
+    assert!(
+        error_codes(&root).is_empty(),
+        "a new selection clears the notice"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn hostile_strings_stay_inert_text() {
+    for lang in LANGS {
+        let m = mount(&[
+            ("src", s("fixtures/mixed/index.json")),
+            ("record", s("hostile")),
+            ("lang", s(lang)),
+        ])
+        .await;
+        let root = m.root();
+        for _ in 0..5 {
+            tick().await;
+        }
+        assert!(
+            global("__lanesPwned").is_undefined(),
+            "a hostile string ran as script"
+        );
+        assert!(
+            maybe(
+                &root,
+                "img, script, svg, iframe, b, [onerror], [onload], [onmouseover]"
+            )
+            .is_none(),
+            "markup from the record became elements"
+        );
+        let panel_text = text(&one(&root, "[role=tabpanel]"));
+        let title = if lang == "en" {
+            "<img src=x onerror="
+        } else {
+            "<script>window.__lanesPwned=2</script>"
+        };
+        assert!(panel_text.contains(title), "{panel_text}");
+        assert!(panel_text.contains("<b onmouseover=window.__lanesPwned=5>docs</b>"));
+        assert!(text(&one(&root, "[role=tab][data-record-id=hostile]")).contains('<'));
+        let steps = all(&root, "[data-step]");
+        assert_eq!(
+            attr(&steps[0], "data-result").as_deref(),
+            Some("INVALID_LABEL")
+        );
+        assert_eq!(
+            attr(&steps[2], "data-result").as_deref(),
+            Some("INVALID_OUTCOME")
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn destroy_removes_the_viewer_and_its_listeners() {
+    let m = mount(&[]).await;
+    let root = m.root();
+    m.viewer.destroy();
+    assert!(maybe(&m.host, "[data-lane-viewer]").is_none());
+    // Events on the detached root reach no listener: nothing changes, nothing throws.
+    click(&one(&root, "[role=tab][data-record-id=busy-project]"));
+    assert_ne!(m.viewer.selected().as_deref(), Some("busy-project"));
+}
+
+#[wasm_bindgen_test]
+async fn bad_options_reject_the_mount() {
+    let host = document().create_element("div").unwrap();
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &s("colour"), &s("red")).unwrap();
+    let error = lane_viewer::mount(host, options.into())
+        .await
+        .err()
+        .expect("rejected");
+    let message = js_sys::Error::from(error).message().as_string().unwrap();
+    assert!(message.contains("unknown field `colour`"), "{message}");
+}

@@ -1,0 +1,433 @@
+//! Every string the viewer shows, in English and Japanese.
+//!
+//! Japanese terms follow `GLOSSARY.md` beside this file. Both languages are matched exhaustively,
+//! so a message without a translation does not compile; a test checks none is empty.
+
+use project_lanes::record::Op;
+use project_lanes::{LaneError, LaneState, Outcome};
+
+/// A display language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// English.
+    En,
+    /// Japanese.
+    Ja,
+}
+
+impl Lang {
+    /// Both languages, in switcher order.
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Ja];
+
+    /// The BCP 47 tag: `en` or `ja`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ja => "ja",
+        }
+    }
+
+    /// `en` or `ja` exactly; nothing else.
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        match tag {
+            "en" => Some(Lang::En),
+            "ja" => Some(Lang::Ja),
+            _ => None,
+        }
+    }
+
+    /// The language of a browser preference such as `ja-JP` or `en-GB`, if it is one of ours.
+    pub fn from_preference(tag: &str) -> Option<Lang> {
+        let primary = tag.split(['-', '_']).next()?.to_ascii_lowercase();
+        Lang::from_tag(&primary)
+    }
+
+    /// The language's own name, for the switcher.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Ja => "日本語",
+        }
+    }
+}
+
+/// The viewer's messages. Variants are the keys of the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Msg {
+    ViewerLabel,
+    RecordsLabel,
+    LanguageLabel,
+    Loading,
+    NothingExecuted,
+    StepsHeading,
+    StepLabel,
+    LanesAfterStep,
+    FinalLanesHeading,
+    ProjectColumn,
+    StateColumn,
+    RunColumn,
+    Idle,
+    Untouched,
+    UntouchedExplained,
+    Accepted,
+    Refused,
+    Inputs,
+    Response,
+    LeaseIssued,
+    ViewReturned,
+    ReceiptReturned,
+    StopRequestedYes,
+    StopRequestedNo,
+    WorkExecutedNo,
+    RawJson,
+    Download,
+    ErrorCode,
+    Op(Op),
+    State(LaneState),
+    Outcome(Outcome),
+    LaneError(LaneError),
+    Viewer(ViewerError),
+}
+
+/// Errors of the viewer itself: what went wrong loading or reading files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewerError {
+    /// The index could not be fetched.
+    IndexUnavailable,
+    /// A record could not be fetched.
+    RecordUnavailable,
+    /// A file is not JSON (or not UTF-8).
+    InvalidJson,
+    /// A file is not a project-lanes record or index.
+    UnknownFormat,
+    /// A file has a format version this build cannot read.
+    UnsupportedVersion,
+    /// A record's SHA-256 differs from the index.
+    HashMismatch,
+    /// A record or index breaks the format.
+    InvalidRecord,
+    /// A record file is over the size limit.
+    RecordTooLarge,
+    /// An id (from `select`, the `record` option or the deep link) names no record in the index.
+    UnknownRecord,
+}
+
+impl ViewerError {
+    /// Every viewer error.
+    pub const ALL: [ViewerError; 9] = [
+        ViewerError::IndexUnavailable,
+        ViewerError::RecordUnavailable,
+        ViewerError::InvalidJson,
+        ViewerError::UnknownFormat,
+        ViewerError::UnsupportedVersion,
+        ViewerError::HashMismatch,
+        ViewerError::InvalidRecord,
+        ViewerError::RecordTooLarge,
+        ViewerError::UnknownRecord,
+    ];
+
+    /// The stable code shown verbatim and used in `data-viewer-error`.
+    pub fn code(self) -> &'static str {
+        match self {
+            ViewerError::IndexUnavailable => "INDEX_UNAVAILABLE",
+            ViewerError::RecordUnavailable => "RECORD_UNAVAILABLE",
+            ViewerError::InvalidJson => "INVALID_JSON",
+            ViewerError::UnknownFormat => "UNKNOWN_FORMAT",
+            ViewerError::UnsupportedVersion => "UNSUPPORTED_VERSION",
+            ViewerError::HashMismatch => "HASH_MISMATCH",
+            ViewerError::InvalidRecord => "INVALID_RECORD",
+            ViewerError::RecordTooLarge => "RECORD_TOO_LARGE",
+            ViewerError::UnknownRecord => "UNKNOWN_RECORD",
+        }
+    }
+}
+
+/// Every message, for the completeness test.
+pub fn all_messages() -> Vec<Msg> {
+    use Msg::*;
+    let mut all = vec![
+        ViewerLabel,
+        RecordsLabel,
+        LanguageLabel,
+        Loading,
+        NothingExecuted,
+        StepsHeading,
+        StepLabel,
+        LanesAfterStep,
+        FinalLanesHeading,
+        ProjectColumn,
+        StateColumn,
+        RunColumn,
+        Idle,
+        Untouched,
+        UntouchedExplained,
+        Accepted,
+        Refused,
+        Inputs,
+        Response,
+        LeaseIssued,
+        ViewReturned,
+        ReceiptReturned,
+        StopRequestedYes,
+        StopRequestedNo,
+        WorkExecutedNo,
+        RawJson,
+        Download,
+        ErrorCode,
+    ];
+    all.extend(project_lanes::record::Op::ALL.map(Msg::Op));
+    all.extend([LaneState::Running, LaneState::StopRequested].map(Msg::State));
+    all.extend(project_lanes::Outcome::ALL.map(Msg::Outcome));
+    all.extend(project_lanes::LaneError::ALL.map(Msg::LaneError));
+    all.extend(ViewerError::ALL.map(Msg::Viewer));
+    all
+}
+
+/// The text of `msg` in `lang`. `{}` marks where a value is inserted (see [`fill`]).
+pub fn text(lang: Lang, msg: Msg) -> &'static str {
+    match lang {
+        Lang::En => en(msg),
+        Lang::Ja => ja(msg),
+    }
+}
+
+/// Replaces the first `{}` in a message with `value`.
+pub fn fill(template: &str, value: &str) -> String {
+    // A char search: a `&str` pattern links a substring searcher the wasm has no other use for.
+    // `get` rather than indexing, so no slicing panic (and its formatting code) is linked.
+    let parts = template
+        .find('{')
+        .and_then(|at| Some((template.get(..at)?, template.get(at..)?)));
+    match parts {
+        Some((head, tail)) if tail.starts_with("{}") => {
+            let mut out = String::with_capacity(template.len() + value.len());
+            out.push_str(head);
+            out.push_str(value);
+            out.push_str(tail.get(2..).unwrap_or_default());
+            out
+        }
+        _ => template.to_string(),
+    }
+}
+
+fn en(msg: Msg) -> &'static str {
+    use Msg::*;
+    match msg {
+        ViewerLabel => "Project lanes: saved records",
+        RecordsLabel => "Records",
+        LanguageLabel => "Language",
+        Loading => "Loading records…",
+        NothingExecuted => {
+            "Nothing was executed here. This viewer shows saved records of lane metadata; it runs no work and does not drive the lanes."
+        }
+        StepsHeading => "Steps",
+        StepLabel => "Step {}",
+        LanesAfterStep => "Lanes after this step",
+        FinalLanesHeading => "Lanes after the last step",
+        ProjectColumn => "Project",
+        StateColumn => "State",
+        RunColumn => "Run",
+        Idle => "idle",
+        Untouched => "untouched",
+        UntouchedExplained => "{} is untouched: no step claims it, and it stays idle throughout.",
+        Accepted => "accepted",
+        Refused => "refused",
+        Inputs => "Inputs",
+        Response => "Response",
+        LeaseIssued => "lease {} issued",
+        ViewReturned => "lane view",
+        ReceiptReturned => "receipt",
+        StopRequestedYes => "a stop was requested",
+        StopRequestedNo => "no stop was requested",
+        WorkExecutedNo => "no work was executed by the lanes",
+        RawJson => "Raw JSON of this record",
+        Download => "Download {}",
+        ErrorCode => "Error code",
+        Op(op) => match op {
+            project_lanes::record::Op::Claim => "claim",
+            project_lanes::record::Op::RequestStop => "request stop",
+            project_lanes::record::Op::Release => "release",
+            project_lanes::record::Op::View => "view",
+        },
+        State(state) => match state {
+            LaneState::Running => "running",
+            LaneState::StopRequested => "stop requested",
+        },
+        Outcome(outcome) => match outcome {
+            project_lanes::Outcome::Succeeded => "succeeded",
+            project_lanes::Outcome::Failed => "failed",
+            project_lanes::Outcome::Cancelled => "cancelled",
+            project_lanes::Outcome::NeedsReview => "needs review",
+        },
+        LaneError(error) => match error {
+            project_lanes::LaneError::InvalidLabel => {
+                "A project or run label breaks the rule: 1 to 80 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit."
+            }
+            project_lanes::LaneError::ProjectBusy => {
+                "Another run holds this project's lane. Nothing was queued; the caller decides what to do next."
+            }
+            project_lanes::LaneError::InvalidLease => {
+                "The value given is not a lease issued by the lanes."
+            }
+            project_lanes::LaneError::LeaseNotCurrent => {
+                "This lease no longer holds its project's lane (it was released, or the project was claimed again), so nothing changed."
+            }
+            project_lanes::LaneError::InvalidOutcome => {
+                "The outcome must be succeeded, failed, cancelled or needs_review. It never reached the lane, which stays occupied."
+            }
+        },
+        Viewer(error) => match error {
+            ViewerError::IndexUnavailable => "The list of records could not be loaded.",
+            ViewerError::RecordUnavailable => "This record's file could not be loaded.",
+            ViewerError::InvalidJson => "The file is not valid JSON.",
+            ViewerError::UnknownFormat => "The file is not a project-lanes record.",
+            ViewerError::UnsupportedVersion => {
+                "The file uses a format version this viewer cannot read."
+            }
+            ViewerError::HashMismatch => {
+                "The file's SHA-256 does not match the index, so it is not shown."
+            }
+            ViewerError::InvalidRecord => "The record does not follow the record format.",
+            ViewerError::RecordTooLarge => "The record file is too large to show.",
+            ViewerError::UnknownRecord => "No record with this id is in the index.",
+        },
+    }
+}
+
+fn ja(msg: Msg) -> &'static str {
+    use Msg::*;
+    match msg {
+        ViewerLabel => "プロジェクトレーン：保存された記録",
+        RecordsLabel => "記録",
+        LanguageLabel => "言語",
+        Loading => "記録を読み込んでいます…",
+        NothingExecuted => {
+            "ここでは何も実行されていません。このビューアは保存されたレーンのメタデータの記録を表示するだけで、処理を実行したりレーンを操作したりはしません。"
+        }
+        StepsHeading => "ステップ",
+        StepLabel => "ステップ {}",
+        LanesAfterStep => "このステップ後のレーン",
+        FinalLanesHeading => "最後のステップ後のレーン",
+        ProjectColumn => "プロジェクト",
+        StateColumn => "状態",
+        RunColumn => "実行",
+        Idle => "空き",
+        Untouched => "手つかず",
+        UntouchedExplained => {
+            "{} は手つかずです。どのステップも取得せず、最初から最後まで空きのままです。"
+        }
+        Accepted => "受理",
+        Refused => "拒否",
+        Inputs => "入力",
+        Response => "応答",
+        LeaseIssued => "リース {} を発行",
+        ViewReturned => "レーンの状態",
+        ReceiptReturned => "受領証",
+        StopRequestedYes => "停止要求あり",
+        StopRequestedNo => "停止要求なし",
+        WorkExecutedNo => "レーンは処理を実行していません",
+        RawJson => "この記録の JSON",
+        Download => "{} をダウンロード",
+        ErrorCode => "エラーコード",
+        Op(op) => match op {
+            project_lanes::record::Op::Claim => "取得",
+            project_lanes::record::Op::RequestStop => "停止要求",
+            project_lanes::record::Op::Release => "解放",
+            project_lanes::record::Op::View => "状態確認",
+        },
+        State(state) => match state {
+            LaneState::Running => "実行中",
+            LaneState::StopRequested => "停止要求済み",
+        },
+        Outcome(outcome) => match outcome {
+            project_lanes::Outcome::Succeeded => "成功",
+            project_lanes::Outcome::Failed => "失敗",
+            project_lanes::Outcome::Cancelled => "取り消し",
+            project_lanes::Outcome::NeedsReview => "要確認",
+        },
+        LaneError(error) => match error {
+            project_lanes::LaneError::InvalidLabel => {
+                "プロジェクトまたは実行のラベルが規則に合いません。英数字と「.」「_」「-」からなる1〜80文字で、先頭は英数字である必要があります。"
+            }
+            project_lanes::LaneError::ProjectBusy => {
+                "このプロジェクトのレーンは別の実行が保持しています。待ち行列には入らず、次の対応は呼び出し側が決めます。"
+            }
+            project_lanes::LaneError::InvalidLease => {
+                "渡された値はレーンが発行したリースではありません。"
+            }
+            project_lanes::LaneError::LeaseNotCurrent => {
+                "このリースはもうレーンを保持していません（解放済みか、プロジェクトが別の実行に取得し直されています）。何も変更されていません。"
+            }
+            project_lanes::LaneError::InvalidOutcome => {
+                "結果は succeeded・failed・cancelled・needs_review のいずれかでなければなりません。レーンには届かず、レーンは使用中のままです。"
+            }
+        },
+        Viewer(error) => match error {
+            ViewerError::IndexUnavailable => "記録の一覧を読み込めませんでした。",
+            ViewerError::RecordUnavailable => "この記録のファイルを読み込めませんでした。",
+            ViewerError::InvalidJson => "ファイルが正しい JSON ではありません。",
+            ViewerError::UnknownFormat => "project-lanes の記録ファイルではありません。",
+            ViewerError::UnsupportedVersion => {
+                "このビューアでは読めない形式バージョンのファイルです。"
+            }
+            ViewerError::HashMismatch => {
+                "ファイルの SHA-256 が一覧の値と一致しないため、表示していません。"
+            }
+            ViewerError::InvalidRecord => "記録の形式に合っていません。",
+            ViewerError::RecordTooLarge => "記録ファイルが大きすぎるため表示できません。",
+            ViewerError::UnknownRecord => "この ID の記録は一覧にありません。",
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_exists_in_both_languages() {
+        let all = all_messages();
+        assert_eq!(all.len(), 28 + 4 + 2 + 4 + 5 + 9);
+        for msg in all {
+            let (en, ja) = (text(Lang::En, msg), text(Lang::Ja, msg));
+            assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{msg:?}");
+            assert_ne!(en, ja, "{msg:?} is not translated");
+            // Japanese text is written in Japanese: it has kana or kanji, except where the
+            // message is a bare term (none are) — so every message must have some.
+            assert!(
+                ja.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c)
+                    || ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{msg:?}: {ja}"
+            );
+            assert_eq!(
+                en.matches("{}").count(),
+                ja.matches("{}").count(),
+                "{msg:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fill_replaces_the_first_placeholder_only() {
+        assert_eq!(fill("Step {}", "3"), "Step 3");
+        assert_eq!(fill("{} をダウンロード", "a.json"), "a.json をダウンロード");
+        assert_eq!(fill("no placeholder", "x"), "no placeholder");
+        assert_eq!(fill("{} and {}", "a"), "a and {}");
+    }
+
+    #[test]
+    fn languages_come_from_exact_tags_or_browser_preferences() {
+        assert_eq!(Lang::from_tag("ja"), Some(Lang::Ja));
+        assert_eq!(Lang::from_tag("JA"), None);
+        assert_eq!(Lang::from_preference("ja-JP"), Some(Lang::Ja));
+        assert_eq!(Lang::from_preference("en_GB"), Some(Lang::En));
+        assert_eq!(Lang::from_preference("fr-FR"), None);
+    }
+
+    #[test]
+    fn viewer_error_codes_are_distinct_from_lane_codes() {
+        for v in ViewerError::ALL {
+            assert!(LaneError::from_code(v.code()).is_none());
+        }
+    }
+}

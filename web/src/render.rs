@@ -1,0 +1,452 @@
+//! Rendering: builds the viewer's DOM from loaded records. Pure functions of (document,
+//! language, data) → elements; the app decides when to call them.
+//!
+//! The DOM contract other people's tests rely on (documented in the README):
+//! `[data-lane-viewer][lang]` root, `[role=tab][data-record-id][aria-selected]` tabs,
+//! `[data-selected-record]` panel, `[data-step][data-op][data-result]` steps with
+//! `[data-lane][data-busy][data-run][data-state]` lanes, `[data-untouched-project]` and
+//! `[data-viewer-error]`.
+
+use project_lanes::record::{Record, Step, StepResult};
+use project_lanes::{LaneView, Outcome};
+use wasm_bindgen::prelude::*;
+use web_sys::{Document, Element};
+
+use crate::dom::{append, append_text, attr, el};
+use crate::i18n::{Lang, Msg, fill, text};
+use crate::load::{Entry, LoadError};
+
+/// The error box for a failed load: localized message, the code verbatim, and the detail.
+pub fn error_box(doc: &Document, lang: Lang, error: &LoadError) -> Element {
+    let code = error.kind.code();
+    let wrap = el(doc, "div", "lv-error", None);
+    attr(&wrap, "role", "alert");
+    attr(&wrap, "data-viewer-error", code);
+    let message = el(doc, "p", "lv-error-message", None);
+    append_text(&message, doc, text(lang, Msg::Viewer(error.kind)));
+    append_text(&message, doc, " ");
+    append(&message, &code_el(doc, code));
+    append(&wrap, &message);
+    if !error.detail.is_empty() {
+        // The detail may quote file contents: text only.
+        append(&wrap, &el(doc, "p", "lv-error-detail", Some(&error.detail)));
+    }
+    wrap
+}
+
+fn code_el(doc: &Document, code: &str) -> Element {
+    let c = el(doc, "code", "lv-code", Some(code));
+    attr(&c, "translate", "no");
+    c
+}
+
+/// The record selector's tab for `entry`.
+pub fn tab(doc: &Document, lang: Lang, entry: &Entry, id: &str, panel_id: &str) -> Element {
+    let tab = el(doc, "button", "lv-tab", Some(entry.title.get(lang.tag())));
+    attr(&tab, "type", "button");
+    attr(&tab, "role", "tab");
+    attr(&tab, "id", id);
+    attr(&tab, "aria-controls", panel_id);
+    attr(&tab, "data-record-id", &entry.id);
+    if let Err(e) = &entry.content {
+        tab.class_list().add_1("lv-tab-error").ok();
+        attr(&tab, "data-tab-error", e.kind.code());
+    }
+    tab
+}
+
+/// Fills the panel for `entry`: the record, or its error. Returns a promise that resolves once
+/// every step is in the page (large records finish in the background).
+pub fn panel(
+    doc: &Document,
+    lang: Lang,
+    panel: &Element,
+    entry: &Entry,
+) -> Option<js_sys::Promise> {
+    attr(panel, "data-selected-record", &entry.id);
+    let loaded = match &entry.content {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            append(
+                panel,
+                &el(doc, "h2", "lv-title", Some(entry.title.get(lang.tag()))),
+            );
+            append(panel, &error_box(doc, lang, error));
+            return None;
+        }
+    };
+    let record = &loaded.record;
+    let l = lang.tag();
+    append(panel, &el(doc, "h2", "lv-title", Some(record.title.get(l))));
+    append(
+        panel,
+        &el(doc, "p", "lv-summary", Some(record.summary.get(l))),
+    );
+    let no_work = el(
+        doc,
+        "p",
+        "lv-no-work",
+        Some(text(lang, Msg::NothingExecuted)),
+    );
+    attr(&no_work, "data-nothing-executed", "");
+    append(panel, &no_work);
+
+    append(
+        panel,
+        &el(doc, "h3", "lv-h", Some(text(lang, Msg::StepsHeading))),
+    );
+    let steps = el(doc, "div", "lv-steps", None);
+    let settled = build_steps(&steps, &pack_steps(lang, record), FIRST_STEPS);
+    append(panel, &steps);
+
+    append(
+        panel,
+        &el(doc, "h3", "lv-h", Some(text(lang, Msg::FinalLanesHeading))),
+    );
+    append(panel, &final_lanes(doc, lang, record));
+    append(
+        panel,
+        &el(
+            doc,
+            "p",
+            "lv-untouched-note",
+            Some(&fill(
+                text(lang, Msg::UntouchedExplained),
+                &record.untouched_project,
+            )),
+        ),
+    );
+
+    let raw = el(doc, "details", "lv-raw", None);
+    append(
+        &raw,
+        &el(doc, "summary", "", Some(text(lang, Msg::RawJson))),
+    );
+    let pre = el(doc, "pre", "lv-json", None);
+    attr(&pre, "tabindex", "0");
+    append(&pre, &el(doc, "code", "", Some(&loaded.raw)));
+    append(&raw, &pre);
+    let link = el(
+        doc,
+        "a",
+        "lv-download",
+        Some(&fill(text(lang, Msg::Download), &entry.file)),
+    );
+    attr(&link, "href", &entry.url);
+    attr(&link, "download", &entry.file);
+    append(&raw, &link);
+    append(panel, &raw);
+    Some(settled)
+}
+
+/// Field and step separators of the packed steps handed to `buildSteps`. Record text cannot
+/// smuggle them in: [`push_field`] replaces them.
+const FIELD: char = '\u{1f}';
+const STEP: char = '\u{1e}';
+
+#[wasm_bindgen(inline_js = r#"
+// Builds the step list from the packed text the Rust side prepared: one crossing for all steps
+// instead of a hundred per step. Every string becomes text content or an attribute value;
+// record text never becomes markup. The first `first` steps are built at once, the rest in
+// chunks on later tasks so a record of thousands of steps never blocks the page; `aria-busy`
+// marks the list until it is complete, and the returned promise resolves then.
+export function buildSteps(list, packed, first) {
+  const doc = list.ownerDocument;
+  const el = (tag, cls, text) => {
+    const e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    e.textContent = text;
+    return e;
+  };
+  const labeled = (cls, label) => {
+    const p = doc.createElement("p");
+    p.className = cls;
+    p.append(el("span", "lv-k", label));
+    return p;
+  };
+  const step = (packed_step) => {
+    const f = packed_step.split("\u001f");
+    let k = 0;
+    const next = () => f[k++];
+    const [index, op, result] = [next(), next(), next()];
+    const li = doc.createElement("li");
+    li.className = result === "ok" ? "lv-step lv-ok" : "lv-step lv-refused";
+    li.setAttribute("data-step", index);
+    li.setAttribute("data-op", op);
+    li.setAttribute("data-result", result);
+    const head = doc.createElement("p");
+    head.className = "lv-step-head";
+    head.append(el("span", "lv-step-n", next()), el("code", "lv-code", op),
+      el("span", "lv-badge", next()));
+    const inputs = labeled("lv-inputs", next());
+    inputs.append(el("code", "lv-code", next()));
+    const response = labeled("lv-response", next());
+    const error = next();
+    if (error) response.append(el("code", "lv-code", error));
+    response.append(el("span", "lv-explain", next()));
+    li.append(head, inputs, response);
+    const note = next();
+    if (note) li.append(el("p", "lv-note", note));
+    const lanes = doc.createElement("ul");
+    lanes.className = "lv-lanes";
+    lanes.setAttribute("aria-label", next());
+    for (let n = Number(next()); n > 0; n--) {
+      const [project, busy, run, state, cls, text] = [next(), next(), next(), next(), next(), next()];
+      const lane = el("li", cls, text);
+      lane.setAttribute("data-lane", project);
+      lane.setAttribute("data-busy", busy);
+      if (run) {
+        lane.setAttribute("data-run", run);
+        lane.setAttribute("data-state", state);
+      }
+      lanes.append(lane);
+    }
+    li.append(lanes);
+    return li;
+  };
+  const steps = packed.split("\u001e");
+  steps.pop();
+  let at = 0;
+  // Steps go into lists of up to 100 (`<ol start=…>`): the stylesheet lets the browser skip
+  // laying out lists far from the viewport, and a hundred-fold fewer such lists keeps adding
+  // and removing huge records cheap.
+  const build = (count) => {
+    const frag = doc.createDocumentFragment();
+    for (const end = Math.min(steps.length, at + count); at < end; ) {
+      const ol = doc.createElement("ol");
+      ol.className = "lv-chunk";
+      ol.start = at + 1;
+      for (const stop = Math.min(end, at + 100); at < stop; at++) ol.append(step(steps[at]));
+      frag.append(ol);
+    }
+    list.append(frag);
+  };
+  build(first);
+  if (at >= steps.length) return Promise.resolve();
+  list.setAttribute("aria-busy", "true");
+  return new Promise((resolve) => {
+    const more = () => {
+      // A list taken off the page (another record, another language) stops building.
+      if (!list.parentNode) return resolve();
+      build(1000);
+      if (at < steps.length) return setTimeout(more, 0);
+      list.removeAttribute("aria-busy");
+      resolve();
+    };
+    setTimeout(more, 0);
+  });
+}
+"#)]
+extern "C" {
+    /// Builds the steps; resolves when every step is in the list.
+    #[wasm_bindgen(js_name = buildSteps)]
+    fn build_steps(list: &Element, packed: &str, first: u32) -> js_sys::Promise;
+}
+
+/// Steps built before the panel is shown; the rest follow in the background.
+const FIRST_STEPS: u32 = 250;
+
+/// Appends one field; separator characters in record text become U+FFFD.
+fn push_field(out: &mut String, value: &str) {
+    if value.contains([FIELD, STEP]) {
+        out.extend(value.chars().map(|c| {
+            if c == FIELD || c == STEP {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        }));
+    } else {
+        out.push_str(value);
+    }
+    out.push(FIELD);
+}
+
+/// Every step as packed fields, in the order `buildSteps` reads them.
+fn pack_steps(lang: Lang, record: &Record) -> String {
+    let mut out = String::with_capacity(record.steps.len() * 320);
+    let labels = [
+        text(lang, Msg::Accepted),
+        text(lang, Msg::Refused),
+        text(lang, Msg::Inputs),
+        text(lang, Msg::Response),
+        text(lang, Msg::LanesAfterStep),
+    ];
+    let [accepted, refused, inputs, response, lanes] = labels;
+    let step_label = text(lang, Msg::StepLabel);
+    for (i, step) in record.steps.iter().enumerate() {
+        let code = step.result.code();
+        for field in [&i.to_string(), step.op.as_str(), code] {
+            push_field(&mut out, field);
+        }
+        let n = fill(step_label, &(i + 1).to_string());
+        push_field(&mut out, &format!("{n} · {}", text(lang, Msg::Op(step.op))));
+        push_field(&mut out, if code == "ok" { accepted } else { refused });
+        push_field(&mut out, inputs);
+        push_field(&mut out, &input_text(step));
+        push_field(&mut out, response);
+        let (error, explanation) = response_text(lang, &step.result);
+        push_field(&mut out, error);
+        push_field(&mut out, &explanation);
+        push_field(
+            &mut out,
+            step.note.as_ref().map_or("", |n| n.get(lang.tag())),
+        );
+        push_field(&mut out, lanes);
+        push_field(&mut out, &step.lanes.len().to_string());
+        for view in &step.lanes {
+            let untouched = record.untouched_project == view.project;
+            push_field(&mut out, &view.project);
+            push_field(&mut out, if view.busy { "true" } else { "false" });
+            push_field(&mut out, view.run.as_deref().unwrap_or_default());
+            push_field(&mut out, view.state.map_or("", |s| s.as_str()));
+            push_field(&mut out, lane_class(view.busy, untouched));
+            push_field(&mut out, &lane_text(lang, view));
+        }
+        out.push(STEP);
+    }
+    out
+}
+
+fn lane_class(busy: bool, untouched: bool) -> &'static str {
+    match (busy, untouched) {
+        (true, _) => "lv-lane lv-busy",
+        (false, true) => "lv-lane lv-untouched",
+        (false, false) => "lv-lane",
+    }
+}
+
+/// `project=docs run=nightly-101`, exactly as saved (hostile strings stay text).
+fn input_text(step: &Step) -> String {
+    let mut out = String::new();
+    for field in step.op.fields() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(field.as_str());
+        out.push('=');
+        out.push_str(step.input.get(*field).unwrap_or_default());
+    }
+    out
+}
+
+/// The error code (empty on success) and the text of a step's response.
+fn response_text(lang: Lang, result: &StepResult) -> (&'static str, String) {
+    match result {
+        StepResult::Error(error) => (error.code(), text(lang, Msg::LaneError(*error)).to_string()),
+        StepResult::Lease(lease) => (
+            "",
+            format!(
+                "{} · {} / {}",
+                fill(text(lang, Msg::LeaseIssued), &lease.handle),
+                lease.project,
+                lease.run
+            ),
+        ),
+        StepResult::View(view) => (
+            "",
+            format!(
+                "{} · {}",
+                text(lang, Msg::ViewReturned),
+                lane_text(lang, view)
+            ),
+        ),
+        StepResult::Receipt(receipt) => (
+            "",
+            format!(
+                "{} · {} / {} · {} · {} · {}",
+                text(lang, Msg::ReceiptReturned),
+                receipt.project,
+                receipt.run,
+                outcome_text(lang, receipt.outcome),
+                text(
+                    lang,
+                    if receipt.stop_requested {
+                        Msg::StopRequestedYes
+                    } else {
+                        Msg::StopRequestedNo
+                    }
+                ),
+                text(lang, Msg::WorkExecutedNo),
+            ),
+        ),
+    }
+}
+
+/// The outcome in `lang`, with its exact name in parentheses where the two differ.
+fn outcome_text(lang: Lang, outcome: Outcome) -> String {
+    let shown = text(lang, Msg::Outcome(outcome));
+    if shown == outcome.as_str() {
+        shown.to_string()
+    } else {
+        format!("{shown} ({})", outcome.as_str())
+    }
+}
+
+/// `docs: running · nightly-101` or `site: idle`.
+fn lane_text(lang: Lang, view: &LaneView) -> String {
+    match (&view.run, view.state) {
+        (Some(run), Some(state)) => format!(
+            "{}: {} · {}",
+            view.project,
+            text(lang, Msg::State(state)),
+            run
+        ),
+        _ => format!("{}: {}", view.project, text(lang, Msg::Idle)),
+    }
+}
+
+fn lane_attrs(element: &Element, view: &LaneView) {
+    attr(element, "data-lane", &view.project);
+    attr(
+        element,
+        "data-busy",
+        if view.busy { "true" } else { "false" },
+    );
+    if let (Some(run), Some(state)) = (&view.run, view.state) {
+        attr(element, "data-run", run);
+        attr(element, "data-state", state.as_str());
+    }
+}
+
+fn final_lanes(doc: &Document, lang: Lang, record: &Record) -> Element {
+    let table = el(doc, "table", "lv-final", None);
+    let head = el(doc, "tr", "", None);
+    for msg in [Msg::ProjectColumn, Msg::StateColumn, Msg::RunColumn] {
+        let th = el(doc, "th", "", Some(text(lang, msg)));
+        attr(&th, "scope", "col");
+        append(&head, &th);
+    }
+    let thead = el(doc, "thead", "", None);
+    append(&thead, &head);
+    append(&table, &thead);
+    let body = el(doc, "tbody", "", None);
+    for view in &record.final_lanes {
+        let row = el(doc, "tr", if view.busy { "lv-busy" } else { "" }, None);
+        lane_attrs(&row, view);
+        let name = el(doc, "th", "", Some(&view.project));
+        attr(&name, "scope", "row");
+        if record.untouched_project == view.project {
+            row.class_list().add_1("lv-untouched").ok();
+            attr(&row, "data-untouched-project", &view.project);
+            append_text(&name, doc, " ");
+            append(
+                &name,
+                &el(doc, "span", "lv-badge", Some(text(lang, Msg::Untouched))),
+            );
+        }
+        append(&row, &name);
+        let state = match view.state {
+            Some(state) => text(lang, Msg::State(state)),
+            None => text(lang, Msg::Idle),
+        };
+        append(&row, &el(doc, "td", "", Some(state)));
+        append(
+            &row,
+            &el(doc, "td", "", Some(view.run.as_deref().unwrap_or("—"))),
+        );
+        append(&body, &row);
+    }
+    append(&table, &body);
+    table
+}

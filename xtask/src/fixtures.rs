@@ -1,0 +1,173 @@
+//! The site the browser tests and benchmarks fetch from: the committed records, files broken in
+//! every way the viewer must survive, a record full of hostile strings, and large synthetic
+//! records. Everything is generated here, so hashes in the fixture indexes are always right
+//! (or wrong on purpose).
+
+use std::path::{Path, PathBuf};
+
+use lane_records::{sha256_hex, to_json};
+use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, Recorder, Text, VERSION};
+use serde_json::Value;
+
+use crate::dist::{copy, copy_records};
+use crate::util::{Result, project_root, step};
+
+/// Record sizes (steps) the benchmark renders, to see how the cost grows.
+pub const BENCH_STEPS: [usize; 4] = [1_000, 2_500, 5_000, 10_000];
+
+/// Writes the site into `target/browser-site/` and returns its path.
+pub fn browser_site() -> Result<PathBuf> {
+    step("writing the browser test site (records, broken and hostile fixtures, large records)");
+    let root = project_root();
+    let site = root.join("target/browser-site");
+    if site.exists() {
+        std::fs::remove_dir_all(&site)?;
+    }
+    copy_records(&root.join("records"), &site.join("records"))?;
+    // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
+    copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    let good = std::fs::read(root.join("records/busy-project.json"))?;
+    let stale = std::fs::read(root.join("records/stale-release.json"))?;
+
+    std::fs::create_dir_all(site.join("fixtures/missing"))?;
+    write(
+        &site.join("fixtures/broken-index/index.json"),
+        b"{ \"format\": \"project-lanes/index\", ",
+    )?;
+
+    let mixed = site.join("fixtures/mixed");
+    let mut entries = Vec::new();
+    let mut add = |id: &str, bytes: &[u8], listed_hash: Option<String>| -> Result<()> {
+        let file = format!("{id}.json");
+        write(&mixed.join(&file), bytes)?;
+        let hash = listed_hash.unwrap_or_else(|| sha256_hex(bytes));
+        entries.push(entry(id, &file, hash, bytes));
+        Ok(())
+    };
+    add("busy-project", &good, None)?;
+    add(
+        "future-version",
+        &edit(&good, |d| d["version"] = 2.into())?,
+        None,
+    )?;
+    // Listed with the hash of the original file; one character differs.
+    let tampered = String::from_utf8(stale.clone())?.replacen("nightly-102", "nightly-666", 1);
+    add("tampered", tampered.as_bytes(), Some(sha256_hex(&stale)))?;
+    add(
+        "missing-steps",
+        &edit(&good, |d| {
+            d.as_object_mut().map(|o| o.remove("steps"));
+        })?,
+        None,
+    )?;
+    add("not-json", b"{{{ this is not JSON", None)?;
+    add("hostile", &to_json(&hostile()?), None)?;
+    entries.push(entry(
+        "missing-file",
+        "missing-file.json",
+        "0".repeat(64),
+        b"",
+    ));
+    write_index(&mixed, entries)?;
+
+    for steps in BENCH_STEPS {
+        let dir = site.join(format!("bench/{steps}"));
+        let record = to_json(&large(steps)?);
+        let id = format!("large-{steps}");
+        write(&dir.join(format!("{id}.json")), &record)?;
+        let hash = sha256_hex(&record);
+        write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
+    }
+    Ok(site)
+}
+
+fn text(en: &str, ja: &str) -> Text {
+    Text {
+        en: en.into(),
+        ja: ja.into(),
+    }
+}
+
+/// An index entry; its title is the record's own when the file holds a readable record (as the
+/// generator writes it), else a fixture title.
+fn entry(id: &str, file: &str, sha256: String, bytes: &[u8]) -> IndexEntry {
+    let title = serde_json::from_slice::<Record>(bytes)
+        .map(|r| r.title)
+        .unwrap_or_else(|_| text(&format!("Fixture {id}"), &format!("テスト用 {id}")));
+    IndexEntry {
+        id: project_lanes::Label::new(id).unwrap_or_else(|e| unreachable!("fixture id {id}: {e}")),
+        file: file.into(),
+        title,
+        sha256,
+    }
+}
+
+fn write_index(dir: &Path, records: Vec<IndexEntry>) -> Result<()> {
+    let index = Index {
+        format: INDEX_FORMAT.into(),
+        version: VERSION,
+        records,
+    };
+    write(&dir.join("index.json"), &to_json(&index))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()).into())
+}
+
+fn edit(bytes: &[u8], change: impl FnOnce(&mut Value)) -> Result<Vec<u8>> {
+    let mut doc: Value = serde_json::from_slice(bytes)?;
+    change(&mut doc);
+    Ok(serde_json::to_vec_pretty(&doc)?)
+}
+
+/// Markup and script in every free-text place a record has. The viewer must show it as text.
+pub fn hostile() -> Result<Record> {
+    let img = r#"<img src=x onerror="window.__lanesPwned=1">"#;
+    let script = "<script>window.__lanesPwned=2</script>";
+    let mut rec = Recorder::new(
+        "hostile",
+        text(img, script),
+        text(
+            r#""><svg onload="window.__lanesPwned=3"></svg>"#,
+            "<iframe src=\"javascript:window.__lanesPwned=4\"></iframe>",
+        ),
+        &["docs", "site"],
+        "site",
+    )?;
+    rec.claim("<b onmouseover=window.__lanesPwned=5>docs</b>", "run-1")
+        .note(text(script, img));
+    rec.claim("docs", "run-1");
+    rec.release("L1", "<img src=x onerror=window.__lanesPwned=6>");
+    rec.release("L1", "succeeded");
+    Ok(rec.finish()?)
+}
+
+/// A record of `steps` steps: claims and releases cycling over four projects.
+pub fn large(steps: usize) -> Result<Record> {
+    let projects = ["alpha", "beta", "gamma", "quiet"];
+    let mut rec = Recorder::new(
+        &format!("large-{steps}"),
+        text(&format!("{steps} steps"), &format!("{steps} ステップ")),
+        text(
+            "A synthetic record for benchmarks.",
+            "ベンチマーク用の合成記録です。",
+        ),
+        &projects,
+        "quiet",
+    )?;
+    let mut handles = 0;
+    for i in 0..steps {
+        let project = projects[(i / 2) % 3];
+        if i % 2 == 0 {
+            rec.claim(project, &format!("run-{i}"));
+            handles += 1;
+        } else {
+            rec.release(&format!("L{handles}"), "succeeded");
+        }
+    }
+    Ok(rec.finish()?)
+}

@@ -1,0 +1,50 @@
+//! `cargo xtask size`: raw and gzip bytes of the viewer's wasm and JS glue, against the budget.
+
+use std::io::Write;
+use std::path::Path;
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use crate::dist::{Pkg, build_pkg};
+use crate::util::{Result, project_root};
+
+/// wasm + JS glue, gzipped, at most this many bytes (60 KB).
+pub const BUDGET_GZIP_BYTES: usize = 60_000;
+
+pub fn size() -> Result<()> {
+    let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
+    report(&pkg)
+}
+
+/// Prints the sizes and fails if the gzipped total is over the budget.
+pub fn report(pkg: &Pkg) -> Result<()> {
+    println!("{:<40} {:>10} {:>10}", "file", "raw bytes", "gzip bytes");
+    let (mut raw, mut gz) = (0, 0);
+    for path in std::iter::once(&pkg.wasm).chain(&pkg.glue) {
+        let (r, g) = sizes(path)?;
+        let name = path
+            .strip_prefix(path.ancestors().nth(2).unwrap_or(path))
+            .unwrap_or(path);
+        println!("{:<40} {r:>10} {g:>10}", name.display());
+        (raw, gz) = (raw + r, gz + g);
+    }
+    println!(
+        "{:<40} {raw:>10} {gz:>10}  (budget {BUDGET_GZIP_BYTES})",
+        "total (wasm + glue)"
+    );
+    if gz > BUDGET_GZIP_BYTES {
+        return Err(format!(
+            "the viewer is {gz} bytes gzipped, over the {BUDGET_GZIP_BYTES}-byte budget"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn sizes(path: &Path) -> Result<(usize, usize)> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+    gz.write_all(&bytes)?;
+    Ok((bytes.len(), gz.finish()?.len()))
+}

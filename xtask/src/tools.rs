@@ -1,0 +1,125 @@
+//! The tools the web tasks need, installed on demand: the wasm32 target (rustup), the
+//! wasm-bindgen CLI at exactly the version the viewer pins (into `target/tools/`), and Chromium
+//! with its driver (Debian packages, when running as root).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::{Result, output, project_root, run, rustup_target, step};
+
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+/// The exact wasm-bindgen version pinned in `web/Cargo.toml` (`wasm-bindgen = "=X.Y.Z"`).
+pub fn wasm_bindgen_version() -> Result<String> {
+    let manifest = project_root().join("web/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    text.lines()
+        .find_map(|line| {
+            let rest = line.trim().strip_prefix("wasm-bindgen")?.trim_start();
+            let version = rest.strip_prefix('=')?.trim().strip_prefix("\"=")?;
+            Some(version.split('"').next()?.to_string())
+        })
+        .ok_or_else(|| {
+            format!(
+                "{} must pin wasm-bindgen exactly, like `wasm-bindgen = \"=0.2.130\"`",
+                manifest.display()
+            )
+            .into()
+        })
+}
+
+/// The folder holding `wasm-bindgen` and `wasm-bindgen-test-runner`, installing them if needed.
+pub fn wasm_bindgen_bin() -> Result<PathBuf> {
+    rustup_target(WASM_TARGET)?;
+    let version = wasm_bindgen_version()?;
+    let root = project_root()
+        .join("target/tools")
+        .join(format!("wasm-bindgen-{version}"));
+    let bin = root.join("bin");
+    let installed = output(Command::new(bin.join("wasm-bindgen")).arg("--version"))
+        .is_some_and(|v| v.split_whitespace().nth(1) == Some(version.as_str()));
+    if installed && bin.join("wasm-bindgen-test-runner").exists() {
+        return Ok(bin);
+    }
+    step(&format!(
+        "installing wasm-bindgen-cli {version} into {} (once; takes a few minutes)",
+        root.display()
+    ));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // No --locked: the registry mirror may lack the exact versions of the CLI's lock file.
+    run(Command::new(cargo)
+        .args(["install", "wasm-bindgen-cli", "--version"])
+        .arg(format!("={version}"))
+        .arg("--root")
+        .arg(&root))
+    .map_err(|e| {
+        format!(
+            "{e}\nwasm-bindgen-cli {version} could not be installed; it must match the \
+             wasm-bindgen version in web/Cargo.toml exactly. Check access to crates.io, then \
+             run `cargo xtask dist` again."
+        )
+    })?;
+    Ok(bin)
+}
+
+/// Chromium and ChromeDriver for the browser tests and benchmarks.
+pub struct Browser {
+    pub chromium: PathBuf,
+    pub chromedriver: PathBuf,
+}
+
+/// Finds Chromium and ChromeDriver, installing Debian's packages with apt-get when missing and
+/// running as root; otherwise says exactly what to install.
+pub fn browser() -> Result<Browser> {
+    if let Some(found) = find_browser() {
+        return Ok(found);
+    }
+    let root = output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
+    let apt = Path::new("/usr/bin/apt-get").exists();
+    if !(root && apt) {
+        return Err(
+            "the browser tests need Chromium and ChromeDriver of the same version.\n\
+                    On Debian or Ubuntu: sudo apt-get install -y chromium chromium-driver\n\
+                    Elsewhere, install both and set CHROMEDRIVER to the driver's path \
+                    (and CHROMIUM to the browser's, if it is not on PATH)."
+                .into(),
+        );
+    }
+    step("installing Chromium and ChromeDriver (apt-get install chromium chromium-driver)");
+    run(Command::new("apt-get")
+        .arg("update")
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get")
+        .args([
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+        ])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+    .map_err(|e| format!("{e}\nChromium could not be installed with apt-get"))?;
+    find_browser().ok_or_else(|| "apt-get finished but chromium or chromedriver is missing".into())
+}
+
+fn find_browser() -> Option<Browser> {
+    let chromedriver = std::env::var_os("CHROMEDRIVER")
+        .map(PathBuf::from)
+        .or_else(|| which("chromedriver"))?;
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .or_else(|| which("chromium"))
+        .or_else(|| which("chromium-browser"))
+        .or_else(|| which("google-chrome"))?;
+    Some(Browser {
+        chromium,
+        chromedriver,
+    })
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
