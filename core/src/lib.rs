@@ -35,11 +35,13 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod dispatch;
 mod error;
 mod label;
 mod lanes;
 mod outcome;
 pub mod record;
+pub mod runner;
 mod view;
 
 pub use error::LaneError;

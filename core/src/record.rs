@@ -24,6 +24,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView, Settled};
 use crate::label::Quoted;
 use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
 
@@ -190,6 +191,10 @@ pub struct Record {
     pub projects: Vec<Label>,
     /// The project no step claims or changes: it stays idle from start to end.
     pub untouched_project: Label,
+    /// Records of the [dispatcher](crate::dispatch): its queues, in order. Absent (empty) for
+    /// records of the lanes alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<Label>,
     /// The steps, in the order they ran.
     pub steps: Vec<Step>,
     /// The lanes of every project after the last step.
@@ -211,9 +216,12 @@ pub struct Step {
     pub note: Option<Text>,
     /// The lane of every project (in [`Record::projects`] order) after this step.
     pub lanes: Vec<LaneView>,
+    /// Dispatcher records: every reservation after this step, in id order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservations: Option<Vec<ReservationView>>,
 }
 
-/// The operations a record can hold.
+/// The operations a record can hold: the lanes' own, or the dispatcher's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
@@ -225,11 +233,34 @@ pub enum Op {
     Release,
     /// [`ProjectLanes::view`]: input `project`.
     View,
+    /// [`Dispatcher::enqueue`]: input `queue`, `project`, `run`.
+    Enqueue,
+    /// [`Dispatcher::dispatch`]: input `queue`.
+    Dispatch,
+    /// [`Dispatcher::finish`]: input `reservation`, `outcome`.
+    Finish,
+    /// [`Dispatcher::persisted`]: input `reservation`, `saved`.
+    Persist,
+    /// [`Dispatcher::cancel`]: input `reservation`.
+    Cancel,
+    /// [`Dispatcher::resolve`]: input `reservation`.
+    Resolve,
 }
 
 impl Op {
     /// Every operation, in a fixed order.
-    pub const ALL: [Op; 4] = [Op::Claim, Op::RequestStop, Op::Release, Op::View];
+    pub const ALL: [Op; 10] = [
+        Op::Claim,
+        Op::RequestStop,
+        Op::Release,
+        Op::View,
+        Op::Enqueue,
+        Op::Dispatch,
+        Op::Finish,
+        Op::Persist,
+        Op::Cancel,
+        Op::Resolve,
+    ];
 
     /// The name saved in `op`.
     pub const fn as_str(self) -> &'static str {
@@ -238,6 +269,12 @@ impl Op {
             Op::RequestStop => "request_stop",
             Op::Release => "release",
             Op::View => "view",
+            Op::Enqueue => "enqueue",
+            Op::Dispatch => "dispatch",
+            Op::Finish => "finish",
+            Op::Persist => "persist",
+            Op::Cancel => "cancel",
+            Op::Resolve => "resolve",
         }
     }
 
@@ -248,6 +285,21 @@ impl Op {
             Op::RequestStop => &[Field::Lease],
             Op::Release => &[Field::Lease, Field::Outcome],
             Op::View => &[Field::Project],
+            Op::Enqueue => &[Field::Queue, Field::Project, Field::Run],
+            Op::Dispatch => &[Field::Queue],
+            Op::Finish => &[Field::Reservation, Field::Outcome],
+            Op::Persist => &[Field::Reservation, Field::Saved],
+            Op::Cancel | Op::Resolve => &[Field::Reservation],
+        }
+    }
+
+    /// Which records may hold this operation: `Some(true)` dispatcher records only,
+    /// `Some(false)` lane records only, `None` both (`view`).
+    pub const fn dispatcher_only(self) -> Option<bool> {
+        match self {
+            Op::View => None,
+            Op::Claim | Op::RequestStop | Op::Release => Some(false),
+            _ => Some(true),
         }
     }
 }
@@ -267,11 +319,29 @@ pub enum Field {
     Run,
     /// `lease`: the handle of a lease issued by an earlier step, e.g. `L1`.
     Lease,
-    /// `outcome`: the text given to release (may be no outcome at all, to show `INVALID_OUTCOME`).
+    /// `outcome`: the text given to release or finish (may be no outcome at all, to show
+    /// `INVALID_OUTCOME`).
     Outcome,
+    /// `queue`: a dispatcher queue name.
+    Queue,
+    /// `reservation`: the id of a reservation enqueued by an earlier step, e.g. `R1`.
+    Reservation,
+    /// `saved`: whether saving the final state succeeded (a boolean).
+    Saved,
 }
 
 impl Field {
+    /// Every field, in a fixed order.
+    pub const ALL: [Field; 7] = [
+        Field::Project,
+        Field::Run,
+        Field::Lease,
+        Field::Outcome,
+        Field::Queue,
+        Field::Reservation,
+        Field::Saved,
+    ];
+
     /// The field's name in `input`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -279,6 +349,9 @@ impl Field {
             Field::Run => "run",
             Field::Lease => "lease",
             Field::Outcome => "outcome",
+            Field::Queue => "queue",
+            Field::Reservation => "reservation",
+            Field::Saved => "saved",
         }
     }
 }
@@ -287,6 +360,12 @@ impl Field {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
+    /// `enqueue` and `dispatch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
+    /// `finish`, `persist`, `cancel` and `resolve`: a reservation id such as `R1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<String>,
     /// `claim` and `view`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<String>,
@@ -296,19 +375,33 @@ pub struct Input {
     /// `request_stop` and `release`: a lease handle such as `L1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease: Option<String>,
-    /// `release`.
+    /// `release` and `finish`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
+    /// `persist`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<bool>,
 }
 
 impl Input {
-    /// The value of `field`, if present.
+    /// The value of a text field, if present (`saved` is not text: see [`Input::saved`]).
     pub fn get(&self, field: Field) -> Option<&str> {
         match field {
             Field::Project => self.project.as_deref(),
             Field::Run => self.run.as_deref(),
             Field::Lease => self.lease.as_deref(),
             Field::Outcome => self.outcome.as_deref(),
+            Field::Queue => self.queue.as_deref(),
+            Field::Reservation => self.reservation.as_deref(),
+            Field::Saved => None,
+        }
+    }
+
+    /// Whether `field` is present.
+    pub fn has(&self, field: Field) -> bool {
+        match field {
+            Field::Saved => self.saved.is_some(),
+            other => self.get(other).is_some(),
         }
     }
 }
@@ -325,6 +418,14 @@ pub struct LeaseRecord {
     pub run: Label,
 }
 
+/// What a `dispatch` step returns when every waiting item is retained.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nothing {
+    /// How many reservations wait in that queue, behind busy or blocked projects.
+    pub retained: u64,
+}
+
 /// What a step returned: one key naming the kind of result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -335,8 +436,18 @@ pub enum StepResult {
     View(LaneView),
     /// A successful release.
     Receipt(Receipt),
-    /// A refusal, by its code (e.g. `PROJECT_BUSY`).
-    Error(LaneError),
+    /// A reservation after a successful `enqueue`, `cancel` or `resolve`.
+    Reservation(ReservationView),
+    /// A `dispatch` that handed out a job: the reservation, now holding its lane.
+    Dispatched(ReservationView),
+    /// A `dispatch` that found nothing available.
+    Nothing(Nothing),
+    /// A successful `finish`: the reservation, whose final state is being saved.
+    Persisting(ReservationView),
+    /// A successful `persist`: the reservation's end and the lane's receipt.
+    Settled(Settled),
+    /// A refusal, by its code (e.g. `PROJECT_BUSY`, `NOT_QUEUED`).
+    Error(DispatchError),
 }
 
 impl StepResult {
@@ -459,56 +570,111 @@ impl Record {
                 format!("needs 1 to {MAX_STEPS} steps, found {}", self.steps.len()),
             ));
         }
-        let mut issued = 0usize;
+        for (i, queue) in self.queues.iter().enumerate() {
+            if self.queues[..i].contains(queue) || i >= MAX_PROJECTS {
+                return Err(RecordError::invalid(
+                    format!("queues[{i}]"),
+                    format!(
+                        "{} is listed twice, or there are over 64 queues",
+                        Quoted(queue)
+                    ),
+                ));
+            }
+        }
+        let mut issued = Issued::default();
         for (i, step) in self.steps.iter().enumerate() {
             self.check_step(i, step, &mut issued)?;
         }
         self.check_lanes("final_lanes", &self.final_lanes)
     }
 
-    fn check_step(&self, i: usize, step: &Step, issued: &mut usize) -> Result<(), RecordError> {
+    /// Whether this is a record of the dispatcher (it names queues).
+    pub fn is_dispatcher(&self) -> bool {
+        !self.queues.is_empty()
+    }
+
+    fn check_step(&self, i: usize, step: &Step, issued: &mut Issued) -> Result<(), RecordError> {
         let at = |what: &str| format!("steps[{i}].{what}");
+        let dispatcher = self.is_dispatcher();
+        if step
+            .op
+            .dispatcher_only()
+            .is_some_and(|only| only != dispatcher)
+        {
+            let kind = if dispatcher {
+                "a dispatcher record (it has `queues`)"
+            } else {
+                "a lanes record"
+            };
+            return Err(RecordError::invalid(
+                at("op"),
+                format!("`{}` has no place in {kind}", step.op),
+            ));
+        }
         let fields = step.op.fields();
-        for field in [Field::Project, Field::Run, Field::Lease, Field::Outcome] {
-            match (fields.contains(&field), step.input.get(field)) {
-                (true, None) => {
+        for field in Field::ALL {
+            match (fields.contains(&field), step.input.has(field)) {
+                (true, false) => {
                     return Err(RecordError::invalid(
                         at("input"),
                         format!("`{}` needs `{}`", step.op, field.as_str()),
                     ));
                 }
-                (false, Some(_)) => {
+                (false, true) => {
                     return Err(RecordError::invalid(
                         at("input"),
                         format!("`{}` takes no `{}`", step.op, field.as_str()),
                     ));
                 }
-                (true, Some(value)) if value.chars().count() > MAX_INPUT_CHARS => {
-                    return Err(RecordError::invalid(
-                        at(&format!("input.{}", field.as_str())),
-                        format!("longer than {MAX_INPUT_CHARS} characters"),
-                    ));
-                }
                 _ => {}
+            }
+            if step
+                .input
+                .get(field)
+                .is_some_and(|v| v.chars().count() > MAX_INPUT_CHARS)
+            {
+                return Err(RecordError::invalid(
+                    at(&format!("input.{}", field.as_str())),
+                    format!("longer than {MAX_INPUT_CHARS} characters"),
+                ));
             }
         }
         if let Some(handle) = step.input.lease.as_deref()
-            && handle_number(handle).is_none_or(|n| n == 0 || n > *issued)
+            && handle_number(handle).is_none_or(|n| n == 0 || n > issued.leases)
         {
             return Err(RecordError::invalid(
                 at("input.lease"),
                 format!(
                     "lease handle {} was never issued by an earlier step (issued so far: {})",
                     Quoted(handle),
-                    issued_list(*issued)
+                    issued_list('L', issued.leases)
                 ),
             ));
         }
-        if step.op == Op::Claim && step.input.project.as_deref() == Some(&self.untouched_project) {
+        if let Some(id) = step.input.reservation.as_deref()
+            && ReservationId::parse(id).is_none_or(|r| r.number() > issued.reservations as u64)
+        {
+            return Err(RecordError::invalid(
+                at("input.reservation"),
+                format!(
+                    "reservation {} was never enqueued by an earlier step (enqueued so far: {})",
+                    Quoted(id),
+                    issued_list('R', issued.reservations)
+                ),
+            ));
+        }
+        if matches!(step.op, Op::Claim | Op::Enqueue)
+            && step.input.project.as_deref() == Some(&self.untouched_project)
+        {
             return Err(RecordError::invalid(
                 at("input.project"),
                 format!(
-                    "claims {}, the project this record leaves untouched",
+                    "{} {}, the project this record leaves untouched",
+                    if step.op == Op::Claim {
+                        "claims"
+                    } else {
+                        "enqueues"
+                    },
                     Quoted(&self.untouched_project)
                 ),
             ));
@@ -519,6 +685,16 @@ impl Record {
                 | (Op::Claim, StepResult::Lease(_))
                 | (Op::RequestStop | Op::View, StepResult::View(_))
                 | (Op::Release, StepResult::Receipt(_))
+                | (
+                    Op::Enqueue | Op::Cancel | Op::Resolve,
+                    StepResult::Reservation(_)
+                )
+                | (
+                    Op::Dispatch,
+                    StepResult::Dispatched(_) | StepResult::Nothing(_)
+                )
+                | (Op::Finish, StepResult::Persisting(_))
+                | (Op::Persist, StepResult::Settled(_))
         );
         if !kind_ok {
             return Err(RecordError::invalid(
@@ -531,8 +707,8 @@ impl Record {
             ));
         }
         if let StepResult::Lease(lease) = &step.result {
-            *issued += 1;
-            let expected = format!("L{issued}");
+            issued.leases += 1;
+            let expected = format!("L{}", issued.leases);
             if lease.handle != expected {
                 return Err(RecordError::invalid(
                     at("result.lease.handle"),
@@ -544,8 +720,46 @@ impl Record {
                 ));
             }
         }
+        if let (Op::Enqueue, StepResult::Reservation(view)) = (step.op, &step.result) {
+            issued.reservations += 1;
+            if view.id.number() != issued.reservations as u64 {
+                return Err(RecordError::invalid(
+                    at("result.reservation.id"),
+                    format!(
+                        "reservations are numbered in order of enqueueing: expected R{}, found {}",
+                        issued.reservations, view.id
+                    ),
+                ));
+            }
+        }
         if let Some(note) = &step.note {
             check_text(&at("note"), note)?;
+        }
+        match (&step.reservations, dispatcher) {
+            (Some(views), true) if views.len() == issued.reservations => {}
+            (Some(views), true) => {
+                return Err(RecordError::invalid(
+                    at("reservations"),
+                    format!(
+                        "needs every reservation enqueued so far ({}), found {}",
+                        issued.reservations,
+                        views.len()
+                    ),
+                ));
+            }
+            (None, true) => {
+                return Err(RecordError::invalid(
+                    at("reservations"),
+                    "dispatcher records need it",
+                ));
+            }
+            (Some(_), false) => {
+                return Err(RecordError::invalid(
+                    at("reservations"),
+                    "only dispatcher records (with `queues`) have it",
+                ));
+            }
+            (None, false) => {}
         }
         self.check_lanes(&at("lanes"), &step.lanes)
     }
@@ -607,11 +821,18 @@ fn handle_number(handle: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
-fn issued_list(issued: usize) -> String {
+/// How many leases and reservations the steps so far have issued.
+#[derive(Default)]
+struct Issued {
+    leases: usize,
+    reservations: usize,
+}
+
+fn issued_list(prefix: char, issued: usize) -> String {
     match issued {
         0 => "none".into(),
-        1 => "L1".into(),
-        n => format!("L1 to L{n}"),
+        1 => format!("{prefix}1"),
+        n => format!("{prefix}1 to {prefix}{n}"),
     }
 }
 
@@ -620,6 +841,11 @@ fn result_kind(result: &StepResult) -> &'static str {
         StepResult::Lease(_) => "lease",
         StepResult::View(_) => "view",
         StepResult::Receipt(_) => "receipt",
+        StepResult::Reservation(_) => "reservation",
+        StepResult::Dispatched(_) => "dispatched",
+        StepResult::Nothing(_) => "nothing",
+        StepResult::Persisting(_) => "persisting",
+        StepResult::Settled(_) => "settled",
         StepResult::Error(_) => "error",
     }
 }
@@ -651,6 +877,17 @@ pub enum ReplayMismatch {
         /// What the core shows.
         actual: Box<LaneView>,
     },
+    /// After a step, a reservation differs from the saved snapshot.
+    Reservations {
+        /// Index of the step in `steps`.
+        step: usize,
+        /// The step's operation.
+        op: Op,
+        /// What the record says.
+        saved: Box<ReservationView>,
+        /// What the dispatcher shows.
+        actual: Box<ReservationView>,
+    },
 }
 
 impl fmt::Display for ReplayMismatch {
@@ -678,14 +915,23 @@ impl fmt::Display for ReplayMismatch {
             ReplayMismatch::Lanes { saved, actual, .. } => {
                 write!(f, "final lanes: saved {saved:?}, actual {actual:?}")
             }
+            ReplayMismatch::Reservations {
+                step,
+                op,
+                saved,
+                actual,
+            } => write!(
+                f,
+                "step {step} ({op}): saved reservation {saved:?}, actual {actual:?}"
+            ),
         }
     }
 }
 
 impl std::error::Error for ReplayMismatch {}
 
-/// Runs the record's steps on a fresh [`ProjectLanes`] and compares every saved result and
-/// every lane snapshot; the first difference is returned.
+/// Runs the record's steps on fresh lanes (or a fresh dispatcher with the record's queues) and
+/// compares every saved result and every snapshot; the first difference is returned.
 ///
 /// ```
 /// use project_lanes::record::{replay, Record};
@@ -695,10 +941,10 @@ impl std::error::Error for ReplayMismatch {}
 /// ```
 pub fn replay(record: &Record) -> Result<(), ReplayMismatch> {
     record.check().map_err(ReplayMismatch::Invalid)?;
-    let lanes = ProjectLanes::new();
-    let mut leases: HashMap<String, Lease> = HashMap::new();
+    let mut engine = Engine::new(&record.queues)
+        .map_err(|e| ReplayMismatch::Invalid(RecordError::invalid("queues", e.to_string())))?;
     for (i, step) in record.steps.iter().enumerate() {
-        let actual = run_step(&lanes, &mut leases, step);
+        let actual = engine.run(step);
         if actual != step.result {
             return Err(ReplayMismatch::Result {
                 step: i,
@@ -707,43 +953,147 @@ pub fn replay(record: &Record) -> Result<(), ReplayMismatch> {
                 actual: Box::new(actual),
             });
         }
-        compare_lanes(&lanes, &step.lanes, Some((i, step.op)))?;
+        compare_lanes(engine.lanes(), &step.lanes, Some((i, step.op)))?;
+        if let (Some(saved), Some(actual)) = (&step.reservations, engine.reservations())
+            && let Some((s, a)) = saved.iter().zip(&actual).find(|(s, a)| s != a)
+        {
+            return Err(ReplayMismatch::Reservations {
+                step: i,
+                op: step.op,
+                saved: Box::new(s.clone()),
+                actual: Box::new(a.clone()),
+            });
+        }
     }
-    compare_lanes(&lanes, &record.final_lanes, None)
+    compare_lanes(engine.lanes(), &record.final_lanes, None)
 }
 
-/// Runs one step; `leases` maps handles to the leases issued so far.
-fn run_step(lanes: &ProjectLanes, leases: &mut HashMap<String, Lease>, step: &Step) -> StepResult {
-    let input = &step.input;
-    let text = |field: Field| input.get(field).unwrap_or_default();
-    let lease = |leases: &HashMap<String, Lease>| leases.get(text(Field::Lease)).is_some();
-    let outcome = match step.op {
-        Op::Claim => lanes
-            .claim(text(Field::Project), text(Field::Run))
-            .map(|lease| {
-                let handle = format!("L{}", leases.len() + 1);
-                let record = LeaseRecord {
-                    handle: handle.clone(),
-                    project: lease.project_label().clone(),
-                    run: lease.run_label().clone(),
-                };
-                leases.insert(handle, lease);
-                StepResult::Lease(record)
-            }),
-        // `check` guarantees handles were issued; a record that was not checked and names an
-        // unknown handle gets INVALID_LEASE, the code for "not a lease".
-        Op::RequestStop if !lease(leases) => Err(LaneError::InvalidLease),
-        Op::Release if !lease(leases) => Err(LaneError::InvalidLease),
-        Op::RequestStop => lanes
-            .request_stop(&leases[text(Field::Lease)])
-            .map(StepResult::View),
-        Op::Release => text(Field::Outcome)
-            .parse::<Outcome>()
-            .and_then(|outcome| lanes.release(&leases[text(Field::Lease)], outcome))
-            .map(StepResult::Receipt),
-        Op::View => lanes.view(text(Field::Project)).map(StepResult::View),
-    };
-    outcome.unwrap_or_else(StepResult::Error)
+/// What a record runs on: the lanes alone, or a dispatcher (which owns its lanes).
+enum Engine {
+    Lanes {
+        lanes: ProjectLanes,
+        /// Leases issued so far, by handle.
+        leases: HashMap<String, Lease>,
+    },
+    Dispatch(Box<Dispatcher>),
+}
+
+impl Engine {
+    fn new(queues: &[Label]) -> Result<Engine, DispatchError> {
+        if queues.is_empty() {
+            return Ok(Engine::Lanes {
+                lanes: ProjectLanes::new(),
+                leases: HashMap::new(),
+            });
+        }
+        let names: Vec<&str> = queues.iter().map(|q| q.as_str()).collect();
+        Ok(Engine::Dispatch(Box::new(Dispatcher::new(&names)?)))
+    }
+
+    fn lanes(&self) -> &ProjectLanes {
+        match self {
+            Engine::Lanes { lanes, .. } => lanes,
+            Engine::Dispatch(d) => d.lanes(),
+        }
+    }
+
+    fn reservations(&self) -> Option<Vec<ReservationView>> {
+        match self {
+            Engine::Lanes { .. } => None,
+            Engine::Dispatch(d) => Some(d.reservations()),
+        }
+    }
+
+    /// Runs one step on the real core and returns what it returned.
+    fn run(&mut self, step: &Step) -> StepResult {
+        let input = &step.input;
+        let text = |field: Field| input.get(field).unwrap_or_default();
+        let outcome = || {
+            text(Field::Outcome)
+                .parse::<Outcome>()
+                .map_err(DispatchError::from)
+        };
+        // `check` guarantees ids and handles were issued; an unchecked record that names an
+        // unknown one gets the code for "no such thing".
+        let reservation = || {
+            ReservationId::parse(text(Field::Reservation)).ok_or(DispatchError::UnknownReservation)
+        };
+        let result: Result<StepResult, DispatchError> = match (self, step.op) {
+            (engine, Op::View) => lanes_view(engine.lanes(), text(Field::Project)),
+            (Engine::Lanes { lanes, leases }, op) => {
+                let lease = leases.get(text(Field::Lease));
+                match op {
+                    Op::Claim => lanes
+                        .claim(text(Field::Project), text(Field::Run))
+                        .map(|lease| {
+                            let handle = format!("L{}", leases.len() + 1);
+                            let record = LeaseRecord {
+                                handle: handle.clone(),
+                                project: lease.project_label().clone(),
+                                run: lease.run_label().clone(),
+                            };
+                            leases.insert(handle, lease);
+                            StepResult::Lease(record)
+                        })
+                        .map_err(DispatchError::from),
+                    Op::RequestStop => lease
+                        .ok_or(LaneError::InvalidLease)
+                        .and_then(|l| lanes.request_stop(l))
+                        .map(StepResult::View)
+                        .map_err(DispatchError::from),
+                    Op::Release => lease
+                        .ok_or(LaneError::InvalidLease.into())
+                        .and_then(|l| {
+                            let outcome = outcome()?;
+                            Ok(lanes.release(l, outcome)?)
+                        })
+                        .map(StepResult::Receipt),
+                    _ => Err(DispatchError::UnknownQueue),
+                }
+            }
+            (Engine::Dispatch(d), op) => match op {
+                Op::Enqueue => d
+                    .enqueue(text(Field::Queue), text(Field::Project), text(Field::Run))
+                    .and_then(|id| d.reservation(id))
+                    .map(StepResult::Reservation),
+                Op::Dispatch => {
+                    let queue = text(Field::Queue);
+                    d.dispatch(queue).and_then(|job| match job {
+                        Some(job) => Ok(StepResult::Dispatched(d.reservation(job.reservation)?)),
+                        None => Ok(StepResult::Nothing(Nothing {
+                            retained: d.retained(queue)? as u64,
+                        })),
+                    })
+                }
+                Op::Finish => reservation()
+                    .and_then(|id| {
+                        d.finish(id, outcome()?)?;
+                        d.reservation(id)
+                    })
+                    .map(StepResult::Persisting),
+                Op::Persist => reservation()
+                    .and_then(|id| d.persisted(id, input.saved.unwrap_or(false)))
+                    .map(StepResult::Settled),
+                Op::Cancel => reservation()
+                    .and_then(|id| d.cancel(id))
+                    .map(StepResult::Reservation),
+                Op::Resolve => reservation()
+                    .and_then(|id| d.resolve(id))
+                    .map(StepResult::Reservation),
+                // The dispatcher owns its lanes: direct lane operations are not part of its
+                // records (`check` refuses them).
+                _ => Err(DispatchError::Lane(LaneError::InvalidLease)),
+            },
+        };
+        result.unwrap_or_else(StepResult::Error)
+    }
+}
+
+fn lanes_view(lanes: &ProjectLanes, project: &str) -> Result<StepResult, DispatchError> {
+    lanes
+        .view(project)
+        .map(StepResult::View)
+        .map_err(DispatchError::from)
 }
 
 fn compare_lanes(
@@ -767,9 +1117,10 @@ fn compare_lanes(
     Ok(())
 }
 
-/// Builds a record by running each operation on a real [`ProjectLanes`] as it is added.
+/// Builds a record by running each operation on the real core as it is added: lanes for
+/// [`Recorder::new`], a dispatcher for [`Recorder::dispatcher`].
 ///
-/// Results and lane snapshots are never typed in: they are what the core returned.
+/// Results and snapshots are never typed in: they are what the core returned.
 ///
 /// ```
 /// use project_lanes::record::{Recorder, Text, replay};
@@ -791,20 +1142,50 @@ fn compare_lanes(
 /// ```
 pub struct Recorder {
     record: Record,
-    lanes: ProjectLanes,
-    leases: HashMap<String, Lease>,
+    engine: Engine,
 }
 
 impl Recorder {
-    /// Starts an empty record; labels must follow the label rule.
+    /// Starts an empty record of the lanes; labels must follow the label rule.
     pub fn new(
         id: &str,
         title: Text,
         summary: Text,
         projects: &[&str],
         untouched_project: &str,
-    ) -> Result<Recorder, LaneError> {
+    ) -> Result<Recorder, DispatchError> {
+        Recorder::start(id, title, summary, projects, untouched_project, &[])
+    }
+
+    /// Starts an empty record of a dispatcher with these queues.
+    pub fn dispatcher(
+        id: &str,
+        title: Text,
+        summary: Text,
+        projects: &[&str],
+        untouched_project: &str,
+        queues: &[&str],
+    ) -> Result<Recorder, DispatchError> {
+        if queues.is_empty() {
+            return Err(DispatchError::UnknownQueue);
+        }
+        Recorder::start(id, title, summary, projects, untouched_project, queues)
+    }
+
+    fn start(
+        id: &str,
+        title: Text,
+        summary: Text,
+        projects: &[&str],
+        untouched_project: &str,
+        queues: &[&str],
+    ) -> Result<Recorder, DispatchError> {
+        let labels = |names: &[&str]| -> Result<Vec<Label>, LaneError> {
+            names.iter().map(|p| Label::new(p)).collect()
+        };
+        let queues = labels(queues)?;
         Ok(Recorder {
+            engine: Engine::new(&queues)?,
             record: Record {
                 format: FORMAT.into(),
                 version: VERSION,
@@ -812,78 +1193,107 @@ impl Recorder {
                 title,
                 summary,
                 work_executed_here: false,
-                projects: projects
-                    .iter()
-                    .map(|p| Label::new(p))
-                    .collect::<Result<_, _>>()?,
+                projects: labels(projects)?,
                 untouched_project: Label::new(untouched_project)?,
+                queues,
                 steps: Vec::new(),
                 final_lanes: Vec::new(),
             },
-            lanes: ProjectLanes::new(),
-            leases: HashMap::new(),
         })
     }
 
-    /// Runs `op` with `input` on the lanes and appends the step with its result and snapshot.
+    /// Runs `op` with `input` on the core and appends the step with its result and snapshots.
     pub fn step(&mut self, op: Op, input: Input) -> &mut Recorder {
         let mut step = Step {
             op,
             input,
-            result: StepResult::Error(LaneError::InvalidLease),
+            result: StepResult::Error(DispatchError::UnknownReservation),
             note: None,
             lanes: Vec::new(),
+            reservations: None,
         };
-        step.result = run_step(&self.lanes, &mut self.leases, &step);
+        step.result = self.engine.run(&step);
         step.lanes = self.snapshot();
+        step.reservations = self.engine.reservations();
         self.record.steps.push(step);
         self
     }
 
+    fn input(fields: &[(Field, &str)]) -> Input {
+        let mut input = Input::default();
+        for (field, value) in fields {
+            let slot = match field {
+                Field::Project => &mut input.project,
+                Field::Run => &mut input.run,
+                Field::Lease => &mut input.lease,
+                Field::Outcome => &mut input.outcome,
+                Field::Queue => &mut input.queue,
+                Field::Reservation => &mut input.reservation,
+                Field::Saved => continue,
+            };
+            *slot = Some(value.to_string());
+        }
+        input
+    }
+
     /// Adds a `claim` step.
     pub fn claim(&mut self, project: &str, run: &str) -> &mut Recorder {
-        self.step(
-            Op::Claim,
-            Input {
-                project: Some(project.into()),
-                run: Some(run.into()),
-                ..Input::default()
-            },
-        )
+        let input = Recorder::input(&[(Field::Project, project), (Field::Run, run)]);
+        self.step(Op::Claim, input)
     }
 
     /// Adds a `request_stop` step for the lease with handle `lease` (e.g. `"L1"`).
     pub fn request_stop(&mut self, lease: &str) -> &mut Recorder {
-        self.step(
-            Op::RequestStop,
-            Input {
-                lease: Some(lease.into()),
-                ..Input::default()
-            },
-        )
+        self.step(Op::RequestStop, Recorder::input(&[(Field::Lease, lease)]))
     }
 
     /// Adds a `release` step; `outcome` is passed as text, exactly as a caller would.
     pub fn release(&mut self, lease: &str, outcome: &str) -> &mut Recorder {
-        self.step(
-            Op::Release,
-            Input {
-                lease: Some(lease.into()),
-                outcome: Some(outcome.into()),
-                ..Input::default()
-            },
-        )
+        let input = Recorder::input(&[(Field::Lease, lease), (Field::Outcome, outcome)]);
+        self.step(Op::Release, input)
     }
 
     /// Adds a `view` step.
     pub fn view(&mut self, project: &str) -> &mut Recorder {
-        self.step(
-            Op::View,
-            Input {
-                project: Some(project.into()),
-                ..Input::default()
-            },
-        )
+        self.step(Op::View, Recorder::input(&[(Field::Project, project)]))
+    }
+
+    /// Adds an `enqueue` step.
+    pub fn enqueue(&mut self, queue: &str, project: &str, run: &str) -> &mut Recorder {
+        let input = Recorder::input(&[
+            (Field::Queue, queue),
+            (Field::Project, project),
+            (Field::Run, run),
+        ]);
+        self.step(Op::Enqueue, input)
+    }
+
+    /// Adds a `dispatch` step.
+    pub fn dispatch(&mut self, queue: &str) -> &mut Recorder {
+        self.step(Op::Dispatch, Recorder::input(&[(Field::Queue, queue)]))
+    }
+
+    /// Adds a `finish` step for reservation `id` (e.g. `"R1"`).
+    pub fn finish_work(&mut self, id: &str, outcome: &str) -> &mut Recorder {
+        let input = Recorder::input(&[(Field::Reservation, id), (Field::Outcome, outcome)]);
+        self.step(Op::Finish, input)
+    }
+
+    /// Adds a `persist` step: saving the final state of `id` succeeded (`saved`) or failed.
+    pub fn persist(&mut self, id: &str, saved: bool) -> &mut Recorder {
+        let mut input = Recorder::input(&[(Field::Reservation, id)]);
+        input.saved = Some(saved);
+        self.step(Op::Persist, input)
+    }
+
+    /// Adds a `cancel` step.
+    pub fn cancel(&mut self, id: &str) -> &mut Recorder {
+        self.step(Op::Cancel, Recorder::input(&[(Field::Reservation, id)]))
+    }
+
+    /// Adds a `resolve` step.
+    pub fn resolve(&mut self, id: &str) -> &mut Recorder {
+        self.step(Op::Resolve, Recorder::input(&[(Field::Reservation, id)]))
     }
 
     /// Attaches a note to the last step.
@@ -907,10 +1317,11 @@ impl Recorder {
     }
 
     fn snapshot(&self) -> Vec<LaneView> {
+        let lanes = self.engine.lanes();
         self.record
             .projects
             .iter()
-            .map(|p| self.lanes.view(p).unwrap_or_else(|_| LaneView::idle(p)))
+            .map(|p| lanes.view(p).unwrap_or_else(|_| LaneView::idle(p)))
             .collect()
     }
 }

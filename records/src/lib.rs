@@ -273,6 +273,16 @@ pub fn describe_mismatch(mismatch: &ReplayMismatch) -> String {
                 json(actual)
             )
         }
+        ReplayMismatch::Reservations {
+            step,
+            op,
+            saved,
+            actual,
+        } => format!(
+            "step {step} ({op}): reservations after the step differ\n  saved:  {}\n  actual: {}",
+            json(saved.as_ref()),
+            json(actual.as_ref())
+        ),
     }
 }
 

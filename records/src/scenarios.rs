@@ -2,11 +2,13 @@
 //! and lane snapshots come from running them on the real core (see [`Recorder`]).
 //!
 //! Terms follow the glossary in `web/src/i18n/GLOSSARY.md` (lane = レーン, lease = リース,
-//! claim = 取得, release = 解放, stop request = 停止要求, receipt = 受領証, outcome = 結果).
+//! claim = 取得, release = 解放, stop request = 停止要求, receipt = 受領証, outcome = 結果,
+//! queue = キュー, reservation = 予約, dispatch = 割り当て, persist = 保存, retained = 保留,
+//! unresolved = 未解決, resolve = 解決).
 
 use std::error::Error;
 
-use project_lanes::LaneError;
+use project_lanes::dispatch::DispatchError;
 use project_lanes::record::{Record, Recorder, Text};
 
 fn text(en: &str, ja: &str) -> Text {
@@ -24,6 +26,9 @@ pub fn all() -> Result<Vec<Record>, Box<dyn Error>> {
         stop_keeps_occupancy,
         explicit_outcome,
         stale_release,
+        persistence_gate,
+        same_queue_retention,
+        unresolved_blocks,
     ]
     .into_iter()
     .map(|scenario| scenario())
@@ -36,7 +41,7 @@ fn recorder(
     summary: Text,
     projects: &[&str],
     untouched: &str,
-) -> Result<Recorder, LaneError> {
+) -> Result<Recorder, DispatchError> {
     Recorder::new(id, title, summary, projects, untouched)
 }
 
@@ -203,5 +208,147 @@ fn stale_release() -> Result<Record, Box<dyn Error>> {
         "レーンは新しい実行が持ったままです。",
     ));
     rec.release("L2", "succeeded");
+    Ok(rec.finish()?)
+}
+
+fn persistence_gate() -> Result<Record, Box<dyn Error>> {
+    let mut rec = Recorder::dispatcher(
+        "persistence-gate",
+        text(
+            "The lane stays held while the result is saved",
+            "結果の保存が終わるまでレーンは空かない",
+        ),
+        text(
+            "Two queues share the project lanes. While a general reservation's final state is still being saved, the delivery queue cannot start work in the same project, yet its item for another project runs and finishes. Once the save completes, the lane is released and the waiting item runs.",
+            "2つのキューが同じプロジェクトレーンを共有します。通常キューの予約の最終状態を保存している間、配送キューは同じプロジェクトで作業を始められませんが、別のプロジェクトの項目は実行されて完了します。保存が終わるとレーンが解放され、待っていた項目が実行されます。",
+        ),
+        &["docs", "site", "billing"],
+        "billing",
+        &["general", "delivery"],
+    )?;
+    rec.enqueue("general", "docs", "gen-1");
+    rec.enqueue("delivery", "docs", "cafe-1");
+    rec.enqueue("delivery", "site", "cafe-2");
+    rec.dispatch("general").note(text(
+        "The general queue takes the docs lane for R1.",
+        "通常キューが R1 のために docs のレーンを取得します。",
+    ));
+    rec.dispatch("delivery").note(text(
+        "docs is held, so the delivery queue keeps R2 waiting and runs R3 in site instead.",
+        "docs は使用中なので、配送キューは R2 を保留し、代わりに site で R3 を実行します。",
+    ));
+    rec.finish_work("R1", "succeeded").note(text(
+        "R1's work succeeded. Its final state is now being saved, and the docs lane stays held.",
+        "R1 の作業は成功しました。最終状態を保存している間、docs のレーンは使用中のままです。",
+    ));
+    rec.dispatch("delivery").note(text(
+        "Nothing can start: R2 must wait until R1's result is saved.",
+        "何も開始できません。R2 は R1 の結果が保存されるまで待ちます。",
+    ));
+    rec.finish_work("R3", "succeeded");
+    rec.persist("R3", true).note(text(
+        "site finishes independently: the save held in docs does not stall it.",
+        "site は独立して完了します。docs で保存を待っていても影響を受けません。",
+    ));
+    rec.persist("R1", true).note(text(
+        "The save completes, and only now is the docs lane released, with R1's own lease.",
+        "保存が完了し、ここで初めて R1 自身のリースで docs のレーンが解放されます。",
+    ));
+    rec.dispatch("delivery").note(text(
+        "The lane is free: the waiting delivery item R2 runs.",
+        "レーンが空いたので、待っていた配送キューの R2 が実行されます。",
+    ));
+    rec.finish_work("R2", "succeeded");
+    rec.persist("R2", true);
+    Ok(rec.finish()?)
+}
+
+fn same_queue_retention() -> Result<Record, Box<dyn Error>> {
+    let mut rec = Recorder::dispatcher(
+        "same-queue-retention",
+        text(
+            "A waiting item keeps its place",
+            "待っている項目は順番を保つ",
+        ),
+        text(
+            "In one queue, the second item for a busy project is retained, neither dropped nor reordered, while an item for another project passes it and finishes. When the project is free, the retained item runs next.",
+            "同じキューの中で、使用中のプロジェクトに対する2つ目の項目は保留されます。捨てられることも順番が入れ替わることもなく、その間に別のプロジェクトの項目が追い越して完了します。プロジェクトが空くと、保留されていた項目が次に実行されます。",
+        ),
+        &["docs", "site", "billing"],
+        "billing",
+        &["general"],
+    )?;
+    rec.enqueue("general", "docs", "a-1");
+    rec.enqueue("general", "docs", "a-2");
+    rec.enqueue("general", "site", "b-1");
+    rec.dispatch("general");
+    rec.dispatch("general").note(text(
+        "R2 is next in line but docs is busy: it is retained, and R3 for site passes it.",
+        "次は R2 ですが docs は使用中なので保留され、site の R3 が追い越します。",
+    ));
+    rec.dispatch("general").note(text(
+        "Nothing else can start; R2 still waits, in place.",
+        "ほかに開始できるものはありません。R2 は順番を保ったまま待ちます。",
+    ));
+    rec.finish_work("R3", "succeeded");
+    rec.persist("R3", true);
+    rec.finish_work("R1", "failed").note(text(
+        "R1 fails. A failure is still an outcome: it is saved, then the lane is released.",
+        "R1 は失敗しました。失敗も結果の一つとして保存され、その後レーンが解放されます。",
+    ));
+    rec.persist("R1", true);
+    rec.dispatch("general").note(text(
+        "docs is free and R2 runs, in the order it was enqueued.",
+        "docs が空いたので、R2 が登録された順番どおりに実行されます。",
+    ));
+    rec.finish_work("R2", "succeeded");
+    rec.persist("R2", true);
+    Ok(rec.finish()?)
+}
+
+fn unresolved_blocks() -> Result<Record, Box<dyn Error>> {
+    let mut rec = Recorder::dispatcher(
+        "unresolved-blocks",
+        text(
+            "An unsaved result blocks its project until resolved",
+            "保存できなかった結果は解決までプロジェクトを止める",
+        ),
+        text(
+            "When the final state cannot be saved, nobody knows for sure how the run ended: the outcome becomes needs_review and the project takes no automatic work until a person resolves it. Nothing is replayed; other projects go on.",
+            "最終状態を保存できなかった場合、実行がどう終わったのか確かなことは分かりません。結果は needs_review（要確認）となり、人が解決するまでそのプロジェクトには自動で作業が割り当てられません。再実行はされず、ほかのプロジェクトは進みます。",
+        ),
+        &["docs", "site", "billing"],
+        "billing",
+        &["general"],
+    )?;
+    rec.enqueue("general", "docs", "nightly-1");
+    rec.enqueue("general", "docs", "nightly-2");
+    rec.enqueue("general", "site", "deploy-1");
+    rec.dispatch("general");
+    rec.finish_work("R1", "succeeded");
+    rec.persist("R1", false).note(text(
+        "Saving R1's result failed. The lane is released, but the outcome is recorded as needs_review.",
+        "R1 の結果を保存できませんでした。レーンは解放されますが、結果は needs_review（要確認）として記録されます。",
+    ));
+    rec.dispatch("general").note(text(
+        "docs is blocked by the unresolved result, so R2 waits and site's R3 runs.",
+        "docs は未解決の結果で止まっているため R2 は待ち、site の R3 が実行されます。",
+    ));
+    rec.dispatch("general").note(text(
+        "Nothing is replayed automatically: R1 is not run again, and R2 keeps waiting.",
+        "自動で再実行されることはありません。R1 はもう一度実行されず、R2 も待ち続けます。",
+    ));
+    rec.finish_work("R3", "succeeded");
+    rec.persist("R3", true);
+    rec.resolve("R1").note(text(
+        "A person checks what R1 really did and resolves it.",
+        "人が R1 の実際の結果を確認し、解決済みにします。",
+    ));
+    rec.dispatch("general").note(text(
+        "docs is available again and R2 runs.",
+        "docs が再び利用できるようになり、R2 が実行されます。",
+    ));
+    rec.finish_work("R2", "succeeded");
+    rec.persist("R2", true);
     Ok(rec.finish()?)
 }

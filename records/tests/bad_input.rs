@@ -197,3 +197,48 @@ fn records_that_break_format_rules_get_a_located_error() {
         assert_eq!(message(&read(&doc)), expected);
     }
 }
+
+fn dispatcher_record() -> Value {
+    serde_json::from_slice(&std::fs::read(records_dir().join("persistence-gate.json")).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn dispatcher_records_refuse_unknown_reservations_and_misplaced_operations() {
+    let mut doc = dispatcher_record();
+    doc["steps"][5]["input"]["reservation"] = "R9".into();
+    assert_eq!(
+        message(&read(&doc)),
+        "steps[5].input.reservation: reservation \"R9\" was never enqueued by an earlier step (enqueued so far: R1 to R3)"
+    );
+    let mut doc = dispatcher_record();
+    doc["steps"][3]["op"] = "claim".into();
+    doc["steps"][3]["input"] = serde_json::json!({"project": "docs", "run": "x"});
+    assert!(message(&read(&doc)).contains("`claim` has no place in a dispatcher record"));
+    let mut doc = dispatcher_record();
+    doc["steps"][3]
+        .as_object_mut()
+        .unwrap()
+        .remove("reservations");
+    assert_eq!(
+        message(&read(&doc)),
+        "steps[3].reservations: dispatcher records need it"
+    );
+    let mut doc = dispatcher_record();
+    doc["steps"][0]["input"]["project"] = "billing".into();
+    assert!(
+        message(&read(&doc))
+            .contains("enqueues \"billing\", the project this record leaves untouched")
+    );
+    let mut doc = good();
+    doc["steps"][0]["op"] = "dispatch".into();
+    doc["steps"][0]["input"] = serde_json::json!({"queue": "general"});
+    assert!(message(&read(&doc)).contains("`dispatch` has no place in a lanes record"));
+    let mut doc = dispatcher_record();
+    doc["steps"][8]["input"]["saved"] = "yes".into();
+    assert!(
+        message(&read(&doc)).contains("invalid type"),
+        "{}",
+        message(&read(&doc))
+    );
+}

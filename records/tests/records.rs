@@ -8,18 +8,22 @@ use lane_records::{
     sha256_hex, to_json,
 };
 use project_lanes::LaneError;
+use project_lanes::dispatch::ReservationState;
 use project_lanes::record::{Index, Record, ReplayMismatch, StepResult, replay};
 use serde_json::Value;
 
 /// A change made to a good record to make it bad.
 type Edit = fn(&mut Value);
 
-const IDS: [&str; 5] = [
+const IDS: [&str; 8] = [
     "independent-claims",
     "busy-project",
     "stop-keeps-occupancy",
     "explicit-outcome",
     "stale-release",
+    "persistence-gate",
+    "same-queue-retention",
+    "unresolved-blocks",
 ];
 
 fn committed(name: &str) -> Vec<u8> {
@@ -39,7 +43,7 @@ fn generation_is_byte_identical_run_after_run_and_matches_the_committed_files() 
 }
 
 #[test]
-fn the_five_records_come_in_order_and_the_index_hashes_every_file() {
+fn the_records_come_in_order_and_the_index_hashes_every_file() {
     let index: Index = serde_json::from_slice(&committed(INDEX_FILE)).unwrap();
     index.check().unwrap();
     let ids: Vec<&str> = index.records.iter().map(|e| e.id.as_str()).collect();
@@ -105,7 +109,7 @@ fn each_record_shows_what_its_id_promises() {
     assert!(stop.steps[1].lanes[0].busy);
     assert_eq!(
         stop.steps[2].result,
-        StepResult::Error(LaneError::ProjectBusy)
+        StepResult::Error(LaneError::ProjectBusy.into())
     );
     let explicit = record("explicit-outcome");
     assert!(codes("explicit-outcome").contains(&"INVALID_OUTCOME"));
@@ -130,7 +134,7 @@ fn each_record_shows_what_its_id_promises() {
 fn replay_rejects_a_record_whose_saved_result_was_edited() {
     let mut record = record("busy-project");
     // Step 1 was refused with PROJECT_BUSY; pretend it was LEASE_NOT_CURRENT.
-    record.steps[1].result = StepResult::Error(LaneError::LeaseNotCurrent);
+    record.steps[1].result = StepResult::Error(LaneError::LeaseNotCurrent.into());
     match replay(&record) {
         Err(ReplayMismatch::Result {
             step,
@@ -139,11 +143,39 @@ fn replay_rejects_a_record_whose_saved_result_was_edited() {
             actual,
         }) => {
             assert_eq!((step, op.as_str()), (1, "claim"));
-            assert_eq!(*saved, StepResult::Error(LaneError::LeaseNotCurrent));
-            assert_eq!(*actual, StepResult::Error(LaneError::ProjectBusy));
+            assert_eq!(*saved, StepResult::Error(LaneError::LeaseNotCurrent.into()));
+            assert_eq!(*actual, StepResult::Error(LaneError::ProjectBusy.into()));
         }
         other => panic!("expected a result mismatch, got {other:?}"),
     }
+}
+
+#[test]
+fn replay_rejects_a_dispatcher_record_whose_reservations_or_results_were_edited() {
+    let mut record = record("persistence-gate");
+    // Pretend R2 was dispatched while R1 was still being saved.
+    let nothing = record
+        .steps
+        .iter()
+        .position(|s| matches!(s.result, StepResult::Nothing(_)))
+        .unwrap();
+    let mut edited = record.clone();
+    let StepResult::Dispatched(job) = &record.steps[nothing + 4].result else {
+        panic!()
+    };
+    edited.steps[nothing].result = StepResult::Dispatched(job.clone());
+    let mismatch = replay(&edited).unwrap_err();
+    assert!(
+        matches!(mismatch, ReplayMismatch::Result { step, .. } if step == nothing),
+        "{mismatch:?}"
+    );
+    let views = record.steps[2].reservations.as_mut().unwrap();
+    views[0].state = ReservationState::Done;
+    let mismatch = replay(&record).unwrap_err();
+    assert!(
+        matches!(mismatch, ReplayMismatch::Reservations { step: 2, .. }),
+        "{mismatch:?}"
+    );
 }
 
 #[test]
@@ -260,7 +292,7 @@ fn the_replay_command_accepts_the_records_and_names_the_first_mismatching_step()
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         stdout.matches("steps matched the core").count(),
-        5,
+        IDS.len(),
         "{stdout}"
     );
 

@@ -206,6 +206,34 @@ pub fn assert_shows(root: &Element, record: &Record, lang: &str) {
             &format!("{} step {i}", record.id),
         );
     }
+    for (i, (element, step)) in steps.iter().zip(&record.steps).enumerate() {
+        let shown = all(element, "[data-reservation]");
+        let saved = step.reservations.as_deref().unwrap_or_default();
+        assert_eq!(
+            shown.len(),
+            saved.len(),
+            "{} step {i}: reservations",
+            record.id
+        );
+        for (element, view) in shown.iter().zip(saved) {
+            assert_eq!(attr(element, "data-reservation"), Some(view.id.to_string()));
+            assert_eq!(
+                attr(element, "data-queue").as_deref(),
+                Some(view.queue.as_str())
+            );
+            assert_eq!(
+                attr(element, "data-project").as_deref(),
+                Some(view.project.as_str())
+            );
+            assert_eq!(
+                attr(element, "data-state").as_deref(),
+                Some(view.state.as_str()),
+                "{} step {i} {}",
+                record.id,
+                view.id
+            );
+        }
+    }
     let final_rows = all(&one(&panel, ".lv-final"), "[data-lane]");
     assert_lanes(
         &final_rows,

@@ -137,9 +137,8 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
 fn browser_lang() -> Option<Lang> {
     let navigator = web_sys::window()?.navigator();
     let languages = navigator.languages();
-    languages
-        .iter()
-        .filter_map(|l| l.as_string())
+    (0..languages.length())
+        .filter_map(|i| languages.get(i).as_string())
         .chain(navigator.language())
         .find_map(|tag| Lang::from_preference(&tag))
 }

@@ -7,8 +7,9 @@
 //! `[data-lane][data-busy][data-run][data-state]` lanes, `[data-untouched-project]` and
 //! `[data-viewer-error]`.
 
-use project_lanes::record::{Record, Step, StepResult};
-use project_lanes::{LaneView, Outcome};
+use project_lanes::dispatch::ReservationView;
+use project_lanes::record::{Field, Record, Step, StepResult};
+use project_lanes::{LaneView, Outcome, Receipt};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
 
@@ -90,6 +91,17 @@ pub fn panel(
     );
     attr(&no_work, "data-nothing-executed", "");
     append(panel, &no_work);
+    if record.is_dispatcher() {
+        let mut names = String::new();
+        for queue in &record.queues {
+            if !names.is_empty() {
+                names.push_str(", ");
+            }
+            names.push_str(queue);
+        }
+        let label = format!("{}: {names}", text(lang, Msg::QueuesLabel));
+        append(panel, &el(doc, "p", "lv-queues", Some(&label)));
+    }
 
     append(
         panel,
@@ -202,6 +214,23 @@ export function buildSteps(list, packed, first) {
       lanes.append(lane);
     }
     li.append(lanes);
+    const label = next();
+    const count = Number(next());
+    if (count > 0) {
+      const list = doc.createElement("ul");
+      list.className = "lv-reservations";
+      list.setAttribute("aria-label", label);
+      for (let n = count; n > 0; n--) {
+        const [id, queue, project, state, text] = [next(), next(), next(), next(), next()];
+        const item = el("li", "lv-reservation lv-r-" + state, text);
+        item.setAttribute("data-reservation", id);
+        item.setAttribute("data-queue", queue);
+        item.setAttribute("data-project", project);
+        item.setAttribute("data-state", state);
+        list.append(item);
+      }
+      li.append(list);
+    }
     return li;
   };
   const steps = packed.split("\u001e");
@@ -236,6 +265,7 @@ export function buildSteps(list, packed, first) {
     setTimeout(more, 0);
   });
 }
+
 "#)]
 extern "C" {
     /// Builds the steps; resolves when every step is in the list.
@@ -274,6 +304,7 @@ fn pack_steps(lang: Lang, record: &Record) -> String {
     ];
     let [accepted, refused, inputs, response, lanes] = labels;
     let step_label = text(lang, Msg::StepLabel);
+    let reservations_label = text(lang, Msg::ReservationsAfterStep);
     for (i, step) in record.steps.iter().enumerate() {
         let code = step.result.code();
         for field in [&i.to_string(), step.op.as_str(), code] {
@@ -303,6 +334,19 @@ fn pack_steps(lang: Lang, record: &Record) -> String {
             push_field(&mut out, lane_class(view.busy, untouched));
             push_field(&mut out, &lane_text(lang, view));
         }
+        let reservations = step.reservations.as_deref().unwrap_or_default();
+        push_field(&mut out, reservations_label);
+        push_field(&mut out, &reservations.len().to_string());
+        for view in reservations {
+            push_field(&mut out, &view.id.to_string());
+            push_field(&mut out, &view.queue);
+            push_field(&mut out, &view.project);
+            push_field(&mut out, view.state.as_str());
+            push_field(
+                &mut out,
+                &format!("{} · {}", view.id, reservation_text(lang, view)),
+            );
+        }
         out.push(STEP);
     }
     out
@@ -325,7 +369,10 @@ fn input_text(step: &Step) -> String {
         }
         out.push_str(field.as_str());
         out.push('=');
-        out.push_str(step.input.get(*field).unwrap_or_default());
+        match (field, step.input.saved) {
+            (Field::Saved, Some(saved)) => out.push_str(if saved { "true" } else { "false" }),
+            _ => out.push_str(step.input.get(*field).unwrap_or_default()),
+        }
     }
     out
 }
@@ -333,7 +380,47 @@ fn input_text(step: &Step) -> String {
 /// The error code (empty on success) and the text of a step's response.
 fn response_text(lang: Lang, result: &StepResult) -> (&'static str, String) {
     match result {
-        StepResult::Error(error) => (error.code(), text(lang, Msg::LaneError(*error)).to_string()),
+        StepResult::Error(error) => (error.code(), text(lang, Msg::Dispatch(*error)).to_string()),
+        StepResult::Reservation(view) => (
+            "",
+            format!(
+                "{} · {}",
+                fill(text(lang, Msg::ReservationEntered), &view.id.to_string()),
+                reservation_text(lang, view)
+            ),
+        ),
+        StepResult::Dispatched(view) => (
+            "",
+            format!(
+                "{} · {}",
+                fill(text(lang, Msg::JobDispatched), &view.id.to_string()),
+                reservation_text(lang, view)
+            ),
+        ),
+        StepResult::Nothing(nothing) => (
+            "",
+            fill(
+                text(lang, Msg::NothingDispatched),
+                &nothing.retained.to_string(),
+            ),
+        ),
+        StepResult::Persisting(view) => (
+            "",
+            format!(
+                "{} · {}",
+                fill(text(lang, Msg::SavingFinalState), &view.id.to_string()),
+                outcome_text(lang, view.outcome.unwrap_or(Outcome::NeedsReview))
+            ),
+        ),
+        StepResult::Settled(settled) => (
+            "",
+            format!(
+                "{} · {} · {}",
+                fill(text(lang, Msg::Settled), &settled.reservation.to_string()),
+                text(lang, Msg::Reservation(settled.state)),
+                receipt_text(lang, &settled.receipt)
+            ),
+        ),
         StepResult::Lease(lease) => (
             "",
             format!(
@@ -351,26 +438,38 @@ fn response_text(lang: Lang, result: &StepResult) -> (&'static str, String) {
                 lane_text(lang, view)
             ),
         ),
-        StepResult::Receipt(receipt) => (
-            "",
-            format!(
-                "{} · {} / {} · {} · {} · {}",
-                text(lang, Msg::ReceiptReturned),
-                receipt.project,
-                receipt.run,
-                outcome_text(lang, receipt.outcome),
-                text(
-                    lang,
-                    if receipt.stop_requested {
-                        Msg::StopRequestedYes
-                    } else {
-                        Msg::StopRequestedNo
-                    }
-                ),
-                text(lang, Msg::WorkExecutedNo),
-            ),
-        ),
+        StepResult::Receipt(receipt) => ("", receipt_text(lang, receipt)),
     }
+}
+
+fn receipt_text(lang: Lang, receipt: &Receipt) -> String {
+    format!(
+        "{} · {} / {} · {} · {} · {}",
+        text(lang, Msg::ReceiptReturned),
+        receipt.project,
+        receipt.run,
+        outcome_text(lang, receipt.outcome),
+        text(
+            lang,
+            if receipt.stop_requested {
+                Msg::StopRequestedYes
+            } else {
+                Msg::StopRequestedNo
+            }
+        ),
+        text(lang, Msg::WorkExecutedNo),
+    )
+}
+
+/// `general · docs / gen-1 · running`.
+fn reservation_text(lang: Lang, view: &ReservationView) -> String {
+    format!(
+        "{} · {} / {} · {}",
+        view.queue,
+        view.project,
+        view.run,
+        text(lang, Msg::Reservation(view.state))
+    )
 }
 
 /// The outcome in `lang`, with its exact name in parentheses where the two differ.

@@ -2,10 +2,11 @@
 //! wasm-bindgen-test-runner in headless Chromium, against the site from `fixtures.rs`.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::fixtures::browser_site;
+use crate::serve::StaticServer;
 use crate::tools::{Browser, WASM_TARGET, browser, wasm_bindgen_bin};
 use crate::util::{Result, project_root, step};
 
@@ -122,4 +123,64 @@ fn write_webdriver_json(browser: &Browser) -> Result<PathBuf> {
     });
     std::fs::write(&path, serde_json::to_vec_pretty(&caps)?)?;
     Ok(path)
+}
+
+/// Loads the built site (`target/dist/`, as `cargo xtask serve` serves it) in headless Chromium
+/// and checks that the pages render: the real glue, pages, content types and records together.
+pub fn smoke_test_dist(dist: &Path) -> Result<()> {
+    step("checking the built site in headless Chromium (index.html, embed.html)");
+    let browser = browser()?;
+    let addr = StaticServer::bind(dist, 0)?.spawn();
+    let profile = project_root().join("target/smoke-profile");
+    let pages: [(&str, &[&str]); 2] = [
+        (
+            "index.html#record=persistence-gate&lang=ja",
+            &[
+                "data-lane-viewer=\"\" lang=\"ja\"",
+                "data-selected-record=\"persistence-gate\"",
+                "data-reservation=\"R1\"",
+                "data-nothing-executed",
+            ],
+        ),
+        (
+            "embed.html",
+            &[
+                "data-selected-record=\"busy-project\"",
+                "data-selected-record=\"stale-release\"",
+                "data-untouched-project=\"site\"",
+            ],
+        ),
+    ];
+    for (page, expected) in pages {
+        let url = format!("http://{addr}/{page}");
+        let output = Command::new(&browser.chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--virtual-time-budget=15000",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(&url)
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot start {}: {e}", browser.chromium.display()))?;
+        let dom = String::from_utf8_lossy(&output.stdout);
+        let missing: Vec<&&str> = expected.iter().filter(|e| !dom.contains(**e)).collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "{url} rendered without {missing:?}; page excerpt:\n{}",
+                dom.chars().take(2000).collect::<String>()
+            )
+            .into());
+        }
+        println!("ok: {page}");
+    }
+    Ok(())
 }

@@ -23,6 +23,25 @@ pub struct Pkg {
     pub glue: Vec<PathBuf>,
 }
 
+/// The viewer files inside a built site.
+pub fn built(dist: &Path) -> Pkg {
+    built_in(&dist.join("pkg"))
+}
+
+/// The viewer files in a `pkg/` folder: the wasm, the glue module and its snippets.
+fn built_in(pkg: &Path) -> Pkg {
+    let mut glue = vec![pkg.join("lane_viewer.js")];
+    let mut snippets = Vec::new();
+    if collect(pkg, &pkg.join("snippets"), &mut snippets).is_ok() {
+        snippets.sort();
+        glue.extend(snippets.iter().map(|rel| pkg.join(rel)));
+    }
+    Pkg {
+        wasm: pkg.join("lane_viewer_bg.wasm"),
+        glue,
+    }
+}
+
 /// Builds the viewer's wasm (profile `wasm`) and binds it with wasm-bindgen into `out`.
 pub fn build_pkg(out: &Path) -> Result<Pkg> {
     let root = project_root();
@@ -56,17 +75,39 @@ pub fn build_pkg(out: &Path) -> Result<Pkg> {
         ])
         .arg(out)
         .arg(&wasm))?;
-    let mut glue = vec![out.join("lane_viewer.js")];
-    let mut snippets = Vec::new();
-    if out.join("snippets").is_dir() {
-        collect(out, &out.join("snippets"), &mut snippets)?;
+    let pkg = built_in(out);
+    // Comments in the generated glue are Rust doc comments copied as JSDoc: the site does not
+    // need them, and they count against the size budget.
+    for path in &pkg.glue {
+        let js = std::fs::read_to_string(path)?;
+        std::fs::write(path, strip_comments(&js))?;
     }
-    snippets.sort();
-    glue.extend(snippets.iter().map(|rel| out.join(rel)));
-    Ok(Pkg {
-        wasm: out.join("lane_viewer_bg.wasm"),
-        glue,
-    })
+    Ok(pkg)
+}
+
+/// Drops `/** … */` blocks and whole-line `//` comments from generated JavaScript (the only
+/// comment forms wasm-bindgen and the viewer's inline snippet produce).
+pub fn strip_comments(js: &str) -> String {
+    let mut out = String::with_capacity(js.len());
+    let mut rest = js;
+    while let Some(start) = rest.find("/**") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("*/") {
+            Some(end) => rest = &rest[start + end + 2..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.lines()
+        .filter(|line| {
+            let t = line.trim_start();
+            !t.is_empty() && !t.starts_with("//")
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// Builds the whole site into `target/dist/` and returns its path.
@@ -137,4 +178,20 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_comments;
+
+    #[test]
+    fn comments_go_and_code_stays() {
+        let js =
+            "/**\n * Docs.\n */\nexport class A {\n    // note\n    f() { return \"a//b\"; }\n}\n";
+        assert_eq!(
+            strip_comments(js),
+            "export class A {\n    f() { return \"a//b\"; }\n}\n"
+        );
+        assert_eq!(strip_comments("a /** unterminated"), "a \n");
+    }
 }

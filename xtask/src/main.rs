@@ -110,9 +110,11 @@ fn test() -> Result<()> {
             tools::WASM_TARGET,
         ],
     )?;
-    step("viewer size budget");
-    size::size()?;
+    step("the site, and the viewer's size budget");
+    let dist = dist::dist()?;
+    size::report(&dist::built(&dist))?;
     browser::run(browser::Suite::Tests)?;
+    browser::smoke_test_dist(&dist)?;
     step("all checks passed");
     Ok(())
 }

@@ -51,8 +51,7 @@ impl StaticServer {
         }
     }
 
-    /// Serves requests on a background thread (for tests).
-    #[cfg(test)]
+    /// Serves requests on a background thread until the process ends.
     pub fn spawn(self) -> SocketAddr {
         let addr = self.addr();
         thread::spawn(move || self.run());

@@ -3,6 +3,7 @@
 //! Japanese terms follow `GLOSSARY.md` beside this file. Both languages are matched exhaustively,
 //! so a message without a translation does not compile; a test checks none is empty.
 
+use project_lanes::dispatch::{DispatchError, ReservationState};
 use project_lanes::record::Op;
 use project_lanes::{LaneError, LaneState, Outcome};
 
@@ -82,10 +83,19 @@ pub enum Msg {
     RawJson,
     Download,
     ErrorCode,
+    QueuesLabel,
+    ReservationsAfterStep,
+    ReservationEntered,
+    JobDispatched,
+    NothingDispatched,
+    SavingFinalState,
+    Settled,
     Op(Op),
     State(LaneState),
     Outcome(Outcome),
     LaneError(LaneError),
+    Dispatch(DispatchError),
+    Reservation(ReservationState),
     Viewer(ViewerError),
 }
 
@@ -174,11 +184,20 @@ pub fn all_messages() -> Vec<Msg> {
         RawJson,
         Download,
         ErrorCode,
+        QueuesLabel,
+        ReservationsAfterStep,
+        ReservationEntered,
+        JobDispatched,
+        NothingDispatched,
+        SavingFinalState,
+        Settled,
     ];
     all.extend(project_lanes::record::Op::ALL.map(Msg::Op));
     all.extend([LaneState::Running, LaneState::StopRequested].map(Msg::State));
     all.extend(project_lanes::Outcome::ALL.map(Msg::Outcome));
     all.extend(project_lanes::LaneError::ALL.map(Msg::LaneError));
+    all.extend(DispatchError::OWN.map(Msg::Dispatch));
+    all.extend(ReservationState::ALL.map(Msg::Reservation));
     all.extend(ViewerError::ALL.map(Msg::Viewer));
     all
 }
@@ -243,11 +262,24 @@ fn en(msg: Msg) -> &'static str {
         RawJson => "Raw JSON of this record",
         Download => "Download {}",
         ErrorCode => "Error code",
+        QueuesLabel => "Queues",
+        ReservationsAfterStep => "Reservations after this step",
+        ReservationEntered => "reservation {}",
+        JobDispatched => "{} given the lane",
+        NothingDispatched => "nothing can start · waiting in this queue: {}",
+        SavingFinalState => "saving the final state of {}; the lane stays held",
+        Settled => "{} saved and released",
         Op(op) => match op {
             project_lanes::record::Op::Claim => "claim",
             project_lanes::record::Op::RequestStop => "request stop",
             project_lanes::record::Op::Release => "release",
             project_lanes::record::Op::View => "view",
+            project_lanes::record::Op::Enqueue => "enqueue",
+            project_lanes::record::Op::Dispatch => "dispatch",
+            project_lanes::record::Op::Finish => "work returned",
+            project_lanes::record::Op::Persist => "save reported",
+            project_lanes::record::Op::Cancel => "cancel",
+            project_lanes::record::Op::Resolve => "resolve",
         },
         State(state) => match state {
             LaneState::Running => "running",
@@ -275,6 +307,28 @@ fn en(msg: Msg) -> &'static str {
             project_lanes::LaneError::InvalidOutcome => {
                 "The outcome must be succeeded, failed, cancelled or needs_review. It never reached the lane, which stays occupied."
             }
+        },
+        Dispatch(error) => match error {
+            DispatchError::Lane(e) => en(LaneError(e)),
+            DispatchError::UnknownQueue => "No queue has this name.",
+            DispatchError::UnknownReservation => "No reservation has this id.",
+            DispatchError::NotQueued => {
+                "Only a waiting reservation can be cancelled; this one was already given its lane."
+            }
+            DispatchError::NotDispatched => "Only a dispatched reservation can finish its work.",
+            DispatchError::NotPersisting => {
+                "Only a reservation whose final state is being saved can complete; a repeated or late completion changes nothing."
+            }
+            DispatchError::NotUnresolved => "Only an unresolved reservation can be resolved.",
+        },
+        Reservation(state) => match state {
+            ReservationState::Queued => "waiting",
+            ReservationState::Dispatched => "running",
+            ReservationState::Persisting => "saving",
+            ReservationState::Done => "done",
+            ReservationState::Cancelled => "cancelled",
+            ReservationState::Unresolved => "unresolved",
+            ReservationState::Resolved => "resolved",
         },
         Viewer(error) => match error {
             ViewerError::IndexUnavailable => "The list of records could not be loaded.",
@@ -329,11 +383,24 @@ fn ja(msg: Msg) -> &'static str {
         RawJson => "この記録の JSON",
         Download => "{} をダウンロード",
         ErrorCode => "エラーコード",
+        QueuesLabel => "キュー",
+        ReservationsAfterStep => "このステップ後の予約",
+        ReservationEntered => "予約 {}",
+        JobDispatched => "{} にレーンを割り当て",
+        NothingDispatched => "開始できるものはありません · このキューで待機中: {}",
+        SavingFinalState => "{} の最終状態を保存中。レーンは使用中のまま",
+        Settled => "{} を保存してレーンを解放",
         Op(op) => match op {
             project_lanes::record::Op::Claim => "取得",
             project_lanes::record::Op::RequestStop => "停止要求",
             project_lanes::record::Op::Release => "解放",
             project_lanes::record::Op::View => "状態確認",
+            project_lanes::record::Op::Enqueue => "登録",
+            project_lanes::record::Op::Dispatch => "割り当て",
+            project_lanes::record::Op::Finish => "作業の終了",
+            project_lanes::record::Op::Persist => "保存結果の報告",
+            project_lanes::record::Op::Cancel => "取り消し",
+            project_lanes::record::Op::Resolve => "解決",
         },
         State(state) => match state {
             LaneState::Running => "実行中",
@@ -362,6 +429,28 @@ fn ja(msg: Msg) -> &'static str {
                 "結果は succeeded・failed・cancelled・needs_review のいずれかでなければなりません。レーンには届かず、レーンは使用中のままです。"
             }
         },
+        Dispatch(error) => match error {
+            DispatchError::Lane(e) => ja(LaneError(e)),
+            DispatchError::UnknownQueue => "この名前のキューはありません。",
+            DispatchError::UnknownReservation => "この ID の予約はありません。",
+            DispatchError::NotQueued => {
+                "取り消せるのは待機中の予約だけです。この予約にはすでにレーンが割り当てられています。"
+            }
+            DispatchError::NotDispatched => "作業を終了できるのは割り当て済みの予約だけです。",
+            DispatchError::NotPersisting => {
+                "完了できるのは最終状態を保存中の予約だけです。重複した完了や遅れた完了では何も変わりません。"
+            }
+            DispatchError::NotUnresolved => "解決できるのは未解決の予約だけです。",
+        },
+        Reservation(state) => match state {
+            ReservationState::Queued => "待機中",
+            ReservationState::Dispatched => "実行中",
+            ReservationState::Persisting => "保存中",
+            ReservationState::Done => "完了",
+            ReservationState::Cancelled => "取り消し済み",
+            ReservationState::Unresolved => "未解決",
+            ReservationState::Resolved => "解決済み",
+        },
         Viewer(error) => match error {
             ViewerError::IndexUnavailable => "記録の一覧を読み込めませんでした。",
             ViewerError::RecordUnavailable => "この記録のファイルを読み込めませんでした。",
@@ -387,7 +476,7 @@ mod tests {
     #[test]
     fn every_message_exists_in_both_languages() {
         let all = all_messages();
-        assert_eq!(all.len(), 28 + 4 + 2 + 4 + 5 + 9);
+        assert_eq!(all.len(), 35 + 10 + 2 + 4 + 5 + 6 + 7 + 9);
         for msg in all {
             let (en, ja) = (text(Lang::En, msg), text(Lang::Ja, msg));
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{msg:?}");

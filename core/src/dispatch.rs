@@ -1,0 +1,616 @@
+//! Queues that share project lanes: a sans-IO dispatcher.
+//!
+//! Several named queues hold reservations (a run to execute in a project). They share one
+//! [`ProjectLanes`]: a project is available only when no queue holds its lane and no unresolved
+//! result blocks it. Each queue keeps its own first-in, first-out order per project; an item whose
+//! project is busy is retained (never dropped, never reordered within its project) while items
+//! for other projects pass it.
+//!
+//! A reservation moves `queued → dispatched → persisting → done`, or `queued → cancelled`, or ends
+//! `unresolved` (outcome `needs_review`) until a person [resolves](Dispatcher::resolve) it. The
+//! lane stays held while the final state is saved: [`Dispatcher::finish`] only records the outcome
+//! and [`Dispatcher::persisted`] releases the lane, with the reservation's own lease, exactly once.
+//! A failed save turns the outcome into `needs_review`. Nothing is ever replayed automatically.
+//!
+//! This is a pure state machine: no threads, clocks or I/O, so it runs in tests step by step, in
+//! WebAssembly, and under [`runner`](crate::runner), which drives it with worker threads. Every
+//! operation is a short, bounded transition: finding the next dispatchable item never scans the
+//! retained ones (an ordered set of available heads per queue).
+//!
+//! ```
+//! use project_lanes::Outcome;
+//! use project_lanes::dispatch::{Dispatcher, ReservationState};
+//!
+//! let mut d = Dispatcher::new(&["general", "delivery"])?;
+//! let a = d.enqueue("general", "docs", "gen-1")?;
+//! let b = d.enqueue("delivery", "docs", "cafe-1")?;
+//! let c = d.enqueue("delivery", "site", "cafe-2")?;
+//!
+//! assert_eq!(d.dispatch("general")?.unwrap().reservation, a);
+//! // docs is held by the general queue: the delivery queue passes b and runs c.
+//! assert_eq!(d.dispatch("delivery")?.unwrap().reservation, c);
+//!
+//! d.finish(a, Outcome::Succeeded)?; // work returned; its final state is being saved
+//! assert!(d.dispatch("delivery")?.is_none()); // docs stays held until the save completes
+//! d.persisted(a, true)?; // saved: the lane is released
+//! assert_eq!(d.dispatch("delivery")?.unwrap().reservation, b);
+//! assert_eq!(d.reservation(a)?.state, ReservationState::Done);
+//! # Ok::<(), project_lanes::dispatch::DispatchError>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::{Label, LaneError, Lease, Outcome, ProjectLanes, Receipt};
+
+/// Identifies a reservation: `R1`, `R2`, … in the order they were enqueued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReservationId(u64);
+
+impl ReservationId {
+    /// The id's number (1 for `R1`).
+    pub fn number(self) -> u64 {
+        self.0
+    }
+
+    /// Parses `R<n>`, n ≥ 1 without leading zeros.
+    pub fn parse(text: &str) -> Option<ReservationId> {
+        let digits = text.strip_prefix('R')?;
+        if digits.is_empty() || digits.starts_with('0') || digits.len() > 18 {
+            return None;
+        }
+        digits.parse().ok().map(ReservationId)
+    }
+}
+
+impl fmt::Display for ReservationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "R{}", self.0)
+    }
+}
+
+impl Serialize for ReservationId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReservationId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        ReservationId::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format_args!(
+                "reservation ids look like R1, R2, …; found \"{text}\""
+            ))
+        })
+    }
+}
+
+/// Where a reservation is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservationState {
+    /// Waiting in its queue.
+    Queued,
+    /// Holds its project's lane; the work is running.
+    Dispatched,
+    /// The work returned; its final state is being saved and the lane is still held.
+    Persisting,
+    /// Saved and released with its outcome.
+    Done,
+    /// Cancelled before it was dispatched.
+    Cancelled,
+    /// Released with `needs_review`: its project takes no automatic dispatch until resolved.
+    Unresolved,
+    /// A person resolved the `needs_review` result; the project is available again.
+    Resolved,
+}
+
+impl ReservationState {
+    /// `"queued"`, `"dispatched"`, …, as saved in records.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ReservationState::Queued => "queued",
+            ReservationState::Dispatched => "dispatched",
+            ReservationState::Persisting => "persisting",
+            ReservationState::Done => "done",
+            ReservationState::Cancelled => "cancelled",
+            ReservationState::Unresolved => "unresolved",
+            ReservationState::Resolved => "resolved",
+        }
+    }
+
+    /// Every state, in life order.
+    pub const ALL: [ReservationState; 7] = [
+        ReservationState::Queued,
+        ReservationState::Dispatched,
+        ReservationState::Persisting,
+        ReservationState::Done,
+        ReservationState::Cancelled,
+        ReservationState::Unresolved,
+        ReservationState::Resolved,
+    ];
+}
+
+/// Why a dispatcher operation was refused. Lane refusals keep their lane codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DispatchError {
+    /// A lane refusal (`INVALID_LABEL`, `INVALID_OUTCOME`, …).
+    Lane(LaneError),
+    /// `UNKNOWN_QUEUE`: no queue has this name.
+    UnknownQueue,
+    /// `UNKNOWN_RESERVATION`: no reservation has this id.
+    UnknownReservation,
+    /// `NOT_QUEUED`: only a queued reservation can be cancelled (a cancel that lost the race
+    /// against its dispatch gets this).
+    NotQueued,
+    /// `NOT_DISPATCHED`: only a dispatched reservation can finish.
+    NotDispatched,
+    /// `NOT_PERSISTING`: only a reservation whose final state is being saved can complete it;
+    /// a second or late completion gets this and changes nothing.
+    NotPersisting,
+    /// `NOT_UNRESOLVED`: only an unresolved reservation can be resolved.
+    NotUnresolved,
+}
+
+impl DispatchError {
+    /// The dispatcher's own codes (lane codes come from [`LaneError::ALL`]).
+    pub const OWN: [DispatchError; 6] = [
+        DispatchError::UnknownQueue,
+        DispatchError::UnknownReservation,
+        DispatchError::NotQueued,
+        DispatchError::NotDispatched,
+        DispatchError::NotPersisting,
+        DispatchError::NotUnresolved,
+    ];
+
+    /// The stable code, e.g. `"NOT_QUEUED"` or a lane code.
+    pub const fn code(self) -> &'static str {
+        match self {
+            DispatchError::Lane(e) => e.code(),
+            DispatchError::UnknownQueue => "UNKNOWN_QUEUE",
+            DispatchError::UnknownReservation => "UNKNOWN_RESERVATION",
+            DispatchError::NotQueued => "NOT_QUEUED",
+            DispatchError::NotDispatched => "NOT_DISPATCHED",
+            DispatchError::NotPersisting => "NOT_PERSISTING",
+            DispatchError::NotUnresolved => "NOT_UNRESOLVED",
+        }
+    }
+
+    /// The error with this code (lane codes included).
+    pub fn from_code(code: &str) -> Option<DispatchError> {
+        LaneError::from_code(code)
+            .map(DispatchError::Lane)
+            .or_else(|| DispatchError::OWN.into_iter().find(|e| e.code() == code))
+    }
+
+    fn message(self) -> &'static str {
+        match self {
+            DispatchError::Lane(_) => "",
+            DispatchError::UnknownQueue => "no queue has this name",
+            DispatchError::UnknownReservation => "no reservation has this id",
+            DispatchError::NotQueued => "only a queued reservation can be cancelled",
+            DispatchError::NotDispatched => "only a dispatched reservation can finish",
+            DispatchError::NotPersisting => {
+                "only a reservation whose final state is being saved can complete"
+            }
+            DispatchError::NotUnresolved => "only an unresolved reservation can be resolved",
+        }
+    }
+}
+
+impl From<LaneError> for DispatchError {
+    fn from(e: LaneError) -> Self {
+        DispatchError::Lane(e)
+    }
+}
+
+impl fmt::Display for DispatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DispatchError::Lane(e) => fmt::Display::fmt(e, f),
+            other => write!(f, "{}: {}", other.code(), other.message()),
+        }
+    }
+}
+
+impl std::error::Error for DispatchError {}
+
+impl Serialize for DispatchError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for DispatchError {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = String::deserialize(deserializer)?;
+        DispatchError::from_code(&code)
+            .ok_or_else(|| serde::de::Error::custom(format_args!("unknown error code \"{code}\"")))
+    }
+}
+
+/// What [`Dispatcher::dispatch`] hands to a worker: run `run` in `project`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// The reservation now holding the lane.
+    pub reservation: ReservationId,
+    /// Its project.
+    pub project: Label,
+    /// Its run label.
+    pub run: Label,
+}
+
+/// The final state to save after [`Dispatcher::finish`]: who ran what, and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FinalState {
+    /// The reservation.
+    pub reservation: ReservationId,
+    /// Its project (still held while this is saved).
+    pub project: Label,
+    /// Its run label.
+    pub run: Label,
+    /// The outcome the work reported.
+    pub outcome: Outcome,
+}
+
+/// What [`Dispatcher::persisted`] returns: the reservation's end state and the lane's receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settled {
+    /// The reservation.
+    pub reservation: ReservationId,
+    /// `done` or `unresolved`.
+    pub state: ReservationState,
+    /// The lane's receipt (its outcome is `needs_review` if the save failed).
+    pub receipt: Receipt,
+}
+
+/// An owned snapshot of one reservation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReservationView {
+    /// Its id.
+    pub id: ReservationId,
+    /// Its queue.
+    pub queue: Label,
+    /// Its project.
+    pub project: Label,
+    /// Its run label.
+    pub run: Label,
+    /// Where it is.
+    pub state: ReservationState,
+    /// The outcome, once the work has returned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+struct Reservation {
+    queue: usize,
+    project: Label,
+    run: Label,
+    state: ReservationState,
+    outcome: Option<Outcome>,
+    lease: Option<Lease>,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Reservations waiting per project, oldest first. Cancelled ids may linger behind the head
+    /// and are skipped when they reach it.
+    waiting: HashMap<Label, VecDeque<ReservationId>>,
+    /// The head of every available project that has waiting reservations, by id (= age).
+    ready: BTreeMap<ReservationId, Label>,
+    /// Queued (not cancelled) reservations in this queue.
+    retained: usize,
+}
+
+#[derive(Default)]
+struct Project {
+    /// The reservation holding the lane (dispatched or persisting).
+    holder: Option<ReservationId>,
+    /// An unresolved result blocking automatic dispatch.
+    unresolved: Option<ReservationId>,
+}
+
+/// Several named queues dispatching into one set of project lanes. See the [module](self).
+pub struct Dispatcher {
+    lanes: ProjectLanes,
+    names: Vec<Label>,
+    queues: Vec<Queue>,
+    reservations: Vec<Reservation>,
+    projects: HashMap<Label, Project>,
+}
+
+impl Dispatcher {
+    /// A dispatcher with these queues and fresh lanes. Queue names follow the label rule
+    /// (`INVALID_LABEL`); an empty list, a repeated name or more than 64 queues is
+    /// `UNKNOWN_QUEUE`.
+    pub fn new(queues: &[&str]) -> Result<Dispatcher, DispatchError> {
+        let mut names: Vec<Label> = Vec::with_capacity(queues.len());
+        for name in queues {
+            let label = Label::new(name)?;
+            if names.contains(&label) || names.len() == 64 {
+                return Err(DispatchError::UnknownQueue);
+            }
+            names.push(label);
+        }
+        if names.is_empty() {
+            return Err(DispatchError::UnknownQueue);
+        }
+        Ok(Dispatcher {
+            lanes: ProjectLanes::new(),
+            queues: names.iter().map(|_| Queue::default()).collect(),
+            names,
+            reservations: Vec::new(),
+            projects: HashMap::new(),
+        })
+    }
+
+    /// The shared lanes, for views.
+    pub fn lanes(&self) -> &ProjectLanes {
+        &self.lanes
+    }
+
+    /// The queue names, in the order given.
+    pub fn queues(&self) -> &[Label] {
+        &self.names
+    }
+
+    /// Adds a reservation to the end of `queue` for `project`.
+    pub fn enqueue(
+        &mut self,
+        queue: &str,
+        project: &str,
+        run: &str,
+    ) -> Result<ReservationId, DispatchError> {
+        let q = self.queue_index(queue)?;
+        let project = Label::new(project)?;
+        let run = Label::new(run)?;
+        let id = ReservationId(self.reservations.len() as u64 + 1);
+        self.reservations.push(Reservation {
+            queue: q,
+            project: project.clone(),
+            run,
+            state: ReservationState::Queued,
+            outcome: None,
+            lease: None,
+        });
+        let waiting = self.queues[q].waiting.entry(project.clone()).or_default();
+        waiting.push_back(id);
+        let is_head = waiting.len() == 1;
+        self.queues[q].retained += 1;
+        if is_head && self.available(&project) {
+            self.queues[q].ready.insert(id, project);
+        }
+        Ok(id)
+    }
+
+    /// Hands out the oldest reservation in `queue` whose project is available, claiming its
+    /// lane; `None` when every waiting item is retained behind a busy or blocked project.
+    pub fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
+        let q = self.queue_index(queue)?;
+        let Some((&id, project)) = self.queues[q].ready.first_key_value() else {
+            return Ok(None);
+        };
+        let project = project.clone();
+        // Claim before changing anything: a refusal (impossible while the dispatcher owns the
+        // lanes) leaves the queues as they were.
+        let lease = self
+            .lanes
+            .claim(&project, &self.reservations[index(id)].run)?;
+        self.queues[q].ready.remove(&id);
+        self.queues[q].retained -= 1;
+        self.pop_head(q, &project);
+        let r = &mut self.reservations[index(id)];
+        r.state = ReservationState::Dispatched;
+        r.lease = Some(lease);
+        let job = Job {
+            reservation: id,
+            project: project.clone(),
+            run: r.run.clone(),
+        };
+        self.projects.entry(project.clone()).or_default().holder = Some(id);
+        // The project is busy now: no queue may offer it until it is released.
+        for queue in &mut self.queues {
+            if let Some(head) = queue.waiting.get(&project).and_then(|w| w.front()) {
+                queue.ready.remove(head);
+            }
+        }
+        Ok(Some(job))
+    }
+
+    /// The work of a dispatched reservation returned with `outcome`. The lane stays held; save
+    /// the returned final state, then call [`persisted`](Self::persisted).
+    pub fn finish(
+        &mut self,
+        id: ReservationId,
+        outcome: Outcome,
+    ) -> Result<FinalState, DispatchError> {
+        let r = self.get_mut(id)?;
+        if r.state != ReservationState::Dispatched {
+            return Err(DispatchError::NotDispatched);
+        }
+        r.state = ReservationState::Persisting;
+        r.outcome = Some(outcome);
+        Ok(FinalState {
+            reservation: id,
+            project: r.project.clone(),
+            run: r.run.clone(),
+            outcome,
+        })
+    }
+
+    /// Saving the final state completed (`saved`) or failed: releases the lane with the
+    /// reservation's own lease, exactly once. A failed save, or an outcome of `needs_review`,
+    /// leaves the reservation unresolved and blocks its project until [`resolve`](Self::resolve).
+    pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
+        let r = self.get_mut(id)?;
+        if r.state != ReservationState::Persisting {
+            return Err(DispatchError::NotPersisting);
+        }
+        let outcome = match (saved, r.outcome) {
+            (true, Some(outcome)) => outcome,
+            _ => Outcome::NeedsReview,
+        };
+        let lease = r.lease.take().ok_or(DispatchError::NotPersisting)?;
+        let receipt = self.lanes.release(&lease, outcome)?;
+        let r = &mut self.reservations[index(id)];
+        r.outcome = Some(outcome);
+        r.state = if outcome == Outcome::NeedsReview {
+            ReservationState::Unresolved
+        } else {
+            ReservationState::Done
+        };
+        let (state, project) = (r.state, r.project.clone());
+        let entry = self.projects.entry(project.clone()).or_default();
+        entry.holder = None;
+        if state == ReservationState::Unresolved {
+            entry.unresolved = Some(id);
+        }
+        self.offer(&project);
+        Ok(Settled {
+            reservation: id,
+            state,
+            receipt,
+        })
+    }
+
+    /// Cancels a queued reservation. One that was already dispatched gets `NOT_QUEUED`: between
+    /// a cancel and a dispatch racing for the same reservation, exactly one wins.
+    pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        let r = self.get_mut(id)?;
+        if r.state != ReservationState::Queued {
+            return Err(DispatchError::NotQueued);
+        }
+        r.state = ReservationState::Cancelled;
+        let (q, project) = (r.queue, r.project.clone());
+        self.queues[q].retained -= 1;
+        let was_head = self.queues[q].waiting.get(&project).and_then(|w| w.front()) == Some(&id);
+        if was_head {
+            self.queues[q].ready.remove(&id);
+            self.pop_head(q, &project);
+            if self.available(&project) {
+                self.offer_in(q, &project);
+            }
+        }
+        self.reservation(id)
+    }
+
+    /// Clears an unresolved result after a person looked at it; its project becomes available.
+    pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        let r = self.get_mut(id)?;
+        if r.state != ReservationState::Unresolved {
+            return Err(DispatchError::NotUnresolved);
+        }
+        r.state = ReservationState::Resolved;
+        let project = r.project.clone();
+        if let Some(p) = self.projects.get_mut(&project) {
+            p.unresolved = None;
+        }
+        self.offer(&project);
+        self.reservation(id)
+    }
+
+    /// A snapshot of one reservation.
+    pub fn reservation(&self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        let r = self
+            .reservations
+            .get(index(id))
+            .filter(|_| id.0 > 0)
+            .ok_or(DispatchError::UnknownReservation)?;
+        Ok(ReservationView {
+            id,
+            queue: self.names[r.queue].clone(),
+            project: r.project.clone(),
+            run: r.run.clone(),
+            state: r.state,
+            outcome: r.outcome,
+        })
+    }
+
+    /// Snapshots of every reservation, in id order.
+    pub fn reservations(&self) -> Vec<ReservationView> {
+        (1..=self.reservations.len() as u64)
+            .filter_map(|n| self.reservation(ReservationId(n)).ok())
+            .collect()
+    }
+
+    /// How many reservations wait in `queue` (queued, not cancelled).
+    pub fn retained(&self, queue: &str) -> Result<usize, DispatchError> {
+        Ok(self.queues[self.queue_index(queue)?].retained)
+    }
+
+    fn queue_index(&self, queue: &str) -> Result<usize, DispatchError> {
+        self.names
+            .iter()
+            .position(|n| n == queue)
+            .ok_or(DispatchError::UnknownQueue)
+    }
+
+    fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
+        if id.0 == 0 {
+            return Err(DispatchError::UnknownReservation);
+        }
+        self.reservations
+            .get_mut(index(id))
+            .ok_or(DispatchError::UnknownReservation)
+    }
+
+    fn available(&self, project: &Label) -> bool {
+        self.projects
+            .get(project)
+            .is_none_or(|p| p.holder.is_none() && p.unresolved.is_none())
+    }
+
+    /// Removes the head of `project`'s waiting line in queue `q`, then any cancelled ids that
+    /// reach the front.
+    fn pop_head(&mut self, q: usize, project: &Label) {
+        let Some(waiting) = self.queues[q].waiting.get_mut(project) else {
+            return;
+        };
+        waiting.pop_front();
+        while let Some(&next) = waiting.front() {
+            if self.reservations[index(next)].state == ReservationState::Cancelled {
+                waiting.pop_front();
+            } else {
+                break;
+            }
+        }
+        if waiting.is_empty() {
+            self.queues[q].waiting.remove(project);
+        }
+    }
+
+    /// `project` may have become available: offer its head in every queue.
+    fn offer(&mut self, project: &Label) {
+        if self.available(project) {
+            for q in 0..self.queues.len() {
+                self.offer_in(q, project);
+            }
+        }
+    }
+
+    fn offer_in(&mut self, q: usize, project: &Label) {
+        if let Some(&head) = self.queues[q].waiting.get(project).and_then(|w| w.front()) {
+            self.queues[q].ready.insert(head, project.clone());
+        }
+    }
+}
+
+fn index(id: ReservationId) -> usize {
+    (id.0 as usize).wrapping_sub(1)
+}
+
+impl fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("queues", &self.names)
+            .field("reservations", &self.reservations.len())
+            .finish_non_exhaustive()
+    }
+}
