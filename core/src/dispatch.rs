@@ -38,7 +38,7 @@
 //! # Ok::<(), project_lanes::dispatch::DispatchError>(())
 //! ```
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -290,31 +290,49 @@ pub struct ReservationView {
 }
 
 struct Reservation {
-    queue: usize,
-    project: Label,
+    queue: u32,
+    /// Index into `Dispatcher::projects`.
+    project: u32,
     run: Label,
     state: ReservationState,
     outcome: Option<Outcome>,
-    lease: Option<Lease>,
+    /// The reservation enqueued after this one in the same queue for the same project (its
+    /// waiting line is a list threaded through the reservations: no allocation per line, and
+    /// the next item is found where the current one already is).
+    next: Option<ReservationId>,
+}
+
+/// One queue's waiting line for one project: the oldest and the newest reservation in it.
+/// Cancelled ones may linger behind the head and are skipped when they reach it.
+#[derive(Default, Clone, Copy)]
+struct Line {
+    head: Option<ReservationId>,
+    tail: Option<ReservationId>,
+}
+
+/// One project, interned: everything the dispatcher tracks about it, found by index (no hashing
+/// after `enqueue`).
+struct Project {
+    name: Label,
+    /// The lease of the reservation holding the lane (dispatched or persisting).
+    lease: Option<(ReservationId, Lease)>,
+    /// An unresolved result blocking automatic dispatch.
+    unresolved: Option<ReservationId>,
+}
+
+impl Project {
+    fn available(&self) -> bool {
+        self.lease.is_none() && self.unresolved.is_none()
+    }
 }
 
 #[derive(Default)]
 struct Queue {
-    /// Reservations waiting per project, oldest first. Cancelled ids may linger behind the head
-    /// and are skipped when they reach it.
-    waiting: HashMap<Label, VecDeque<ReservationId>>,
-    /// The head of every available project that has waiting reservations, by id (= age).
-    ready: BTreeMap<ReservationId, Label>,
+    /// The head of every available project that has waiting reservations in this queue, by id
+    /// (= age): `dispatch` takes the first.
+    ready: BTreeMap<ReservationId, u32>,
     /// Queued (not cancelled) reservations in this queue.
     retained: usize,
-}
-
-#[derive(Default)]
-struct Project {
-    /// The reservation holding the lane (dispatched or persisting).
-    holder: Option<ReservationId>,
-    /// An unresolved result blocking automatic dispatch.
-    unresolved: Option<ReservationId>,
 }
 
 /// Several named queues dispatching into one set of project lanes. See the [module](self).
@@ -323,7 +341,11 @@ pub struct Dispatcher {
     names: Vec<Label>,
     queues: Vec<Queue>,
     reservations: Vec<Reservation>,
-    projects: HashMap<Label, Project>,
+    projects: Vec<Project>,
+    project_index: HashMap<Label, u32>,
+    /// The waiting lines, one per (project, queue), flat: project `p`, queue `q` at
+    /// `p * queues + q`.
+    lines: Vec<Line>,
 }
 
 impl Dispatcher {
@@ -347,7 +369,9 @@ impl Dispatcher {
             queues: names.iter().map(|_| Queue::default()).collect(),
             names,
             reservations: Vec::new(),
-            projects: HashMap::new(),
+            projects: Vec::new(),
+            project_index: HashMap::new(),
+            lines: Vec::new(),
         })
     }
 
@@ -371,21 +395,26 @@ impl Dispatcher {
         let q = self.queue_index(queue)?;
         let project = Label::new(project)?;
         let run = Label::new(run)?;
+        let p = self.intern(project);
         let id = ReservationId(self.reservations.len() as u64 + 1);
         self.reservations.push(Reservation {
-            queue: q,
-            project: project.clone(),
+            queue: q as u32,
+            project: p,
             run,
             state: ReservationState::Queued,
             outcome: None,
-            lease: None,
+            next: None,
         });
-        let waiting = self.queues[q].waiting.entry(project.clone()).or_default();
-        waiting.push_back(id);
-        let is_head = waiting.len() == 1;
+        let line = self.line(p, q);
+        let line = &mut self.lines[line];
+        match line.tail.replace(id) {
+            Some(tail) => self.reservations[index(tail)].next = Some(id),
+            None => line.head = Some(id),
+        }
+        let offer = line.head == Some(id) && self.projects[p as usize].available();
         self.queues[q].retained += 1;
-        if is_head && self.available(&project) {
-            self.queues[q].ready.insert(id, project);
+        if offer {
+            self.queues[q].ready.insert(id, p);
         }
         Ok(id)
     }
@@ -394,31 +423,29 @@ impl Dispatcher {
     /// lane; `None` when every waiting item is retained behind a busy or blocked project.
     pub fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
         let q = self.queue_index(queue)?;
-        let Some((&id, project)) = self.queues[q].ready.first_key_value() else {
+        let Some((&id, &p)) = self.queues[q].ready.first_key_value() else {
             return Ok(None);
         };
-        let project = project.clone();
+        let run = self.reservations[index(id)].run.clone();
+        let project = &mut self.projects[p as usize];
         // Claim before changing anything: a refusal (impossible while the dispatcher owns the
         // lanes) leaves the queues as they were.
-        let lease = self
-            .lanes
-            .claim(&project, &self.reservations[index(id)].run)?;
-        self.queues[q].ready.remove(&id);
-        self.queues[q].retained -= 1;
-        self.pop_head(q, &project);
-        let r = &mut self.reservations[index(id)];
-        r.state = ReservationState::Dispatched;
-        r.lease = Some(lease);
+        let lease = self.lanes.claim(&project.name, &run)?;
+        project.lease = Some((id, lease));
         let job = Job {
             reservation: id,
-            project: project.clone(),
-            run: r.run.clone(),
+            project: project.name.clone(),
+            run,
         };
-        self.projects.entry(project.clone()).or_default().holder = Some(id);
+        self.queues[q].ready.remove(&id);
+        self.queues[q].retained -= 1;
+        self.pop_head(q, p);
+        self.reservations[index(id)].state = ReservationState::Dispatched;
         // The project is busy now: no queue may offer it until it is released.
-        for queue in &mut self.queues {
-            if let Some(head) = queue.waiting.get(&project).and_then(|w| w.front()) {
-                queue.ready.remove(head);
+        let first = self.line(p, 0);
+        for (queue, line) in self.queues.iter_mut().zip(&self.lines[first..]) {
+            if let Some(head) = line.head {
+                queue.ready.remove(&head);
             }
         }
         Ok(Some(job))
@@ -437,10 +464,11 @@ impl Dispatcher {
         }
         r.state = ReservationState::Persisting;
         r.outcome = Some(outcome);
+        let (p, run) = (r.project, r.run.clone());
         Ok(FinalState {
             reservation: id,
-            project: r.project.clone(),
-            run: r.run.clone(),
+            project: self.projects[p as usize].name.clone(),
+            run,
             outcome,
         })
     }
@@ -457,22 +485,26 @@ impl Dispatcher {
             (true, Some(outcome)) => outcome,
             _ => Outcome::NeedsReview,
         };
-        let lease = r.lease.take().ok_or(DispatchError::NotPersisting)?;
+        let p = r.project as usize;
+        let project = &mut self.projects[p];
+        let lease = match project.lease.take() {
+            Some((holder, lease)) if holder == id => lease,
+            other => {
+                project.lease = other;
+                return Err(DispatchError::NotPersisting);
+            }
+        };
         let receipt = self.lanes.release(&lease, outcome)?;
-        let r = &mut self.reservations[index(id)];
-        r.outcome = Some(outcome);
-        r.state = if outcome == Outcome::NeedsReview {
+        let state = if outcome == Outcome::NeedsReview {
+            project.unresolved = Some(id);
             ReservationState::Unresolved
         } else {
             ReservationState::Done
         };
-        let (state, project) = (r.state, r.project.clone());
-        let entry = self.projects.entry(project.clone()).or_default();
-        entry.holder = None;
-        if state == ReservationState::Unresolved {
-            entry.unresolved = Some(id);
-        }
-        self.offer(&project);
+        let r = &mut self.reservations[index(id)];
+        r.outcome = Some(outcome);
+        r.state = state;
+        self.offer(p as u32);
         Ok(Settled {
             reservation: id,
             state,
@@ -488,14 +520,13 @@ impl Dispatcher {
             return Err(DispatchError::NotQueued);
         }
         r.state = ReservationState::Cancelled;
-        let (q, project) = (r.queue, r.project.clone());
+        let (q, p) = (r.queue as usize, r.project);
         self.queues[q].retained -= 1;
-        let was_head = self.queues[q].waiting.get(&project).and_then(|w| w.front()) == Some(&id);
-        if was_head {
+        if self.lines[self.line(p, q)].head == Some(id) {
             self.queues[q].ready.remove(&id);
-            self.pop_head(q, &project);
-            if self.available(&project) {
-                self.offer_in(q, &project);
+            self.pop_head(q, p);
+            if self.projects[p as usize].available() {
+                self.offer_in(q, p);
             }
         }
         self.reservation(id)
@@ -508,11 +539,9 @@ impl Dispatcher {
             return Err(DispatchError::NotUnresolved);
         }
         r.state = ReservationState::Resolved;
-        let project = r.project.clone();
-        if let Some(p) = self.projects.get_mut(&project) {
-            p.unresolved = None;
-        }
-        self.offer(&project);
+        let p = r.project;
+        self.projects[p as usize].unresolved = None;
+        self.offer(p);
         self.reservation(id)
     }
 
@@ -525,8 +554,8 @@ impl Dispatcher {
             .ok_or(DispatchError::UnknownReservation)?;
         Ok(ReservationView {
             id,
-            queue: self.names[r.queue].clone(),
-            project: r.project.clone(),
+            queue: self.names[r.queue as usize].clone(),
+            project: self.projects[r.project as usize].name.clone(),
             run: r.run.clone(),
             state: r.state,
             outcome: r.outcome,
@@ -552,6 +581,28 @@ impl Dispatcher {
             .ok_or(DispatchError::UnknownQueue)
     }
 
+    /// The project's index, adding it on first sight.
+    fn intern(&mut self, project: Label) -> u32 {
+        if let Some(&p) = self.project_index.get(&project) {
+            return p;
+        }
+        let p = self.projects.len() as u32;
+        self.projects.push(Project {
+            name: project.clone(),
+            lease: None,
+            unresolved: None,
+        });
+        self.lines
+            .extend(std::iter::repeat_n(Line::default(), self.queues.len()));
+        self.project_index.insert(project, p);
+        p
+    }
+
+    /// Where project `p`'s line for queue `q` is in `lines`.
+    fn line(&self, p: u32, q: usize) -> usize {
+        p as usize * self.queues.len() + q
+    }
+
     fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
         if id.0 == 0 {
             return Err(DispatchError::UnknownReservation);
@@ -561,43 +612,39 @@ impl Dispatcher {
             .ok_or(DispatchError::UnknownReservation)
     }
 
-    fn available(&self, project: &Label) -> bool {
-        self.projects
-            .get(project)
-            .is_none_or(|p| p.holder.is_none() && p.unresolved.is_none())
-    }
-
-    /// Removes the head of `project`'s waiting line in queue `q`, then any cancelled ids that
+    /// Removes the head of project `p`'s waiting line in queue `q`, then any cancelled ids that
     /// reach the front.
-    fn pop_head(&mut self, q: usize, project: &Label) {
-        let Some(waiting) = self.queues[q].waiting.get_mut(project) else {
-            return;
-        };
-        waiting.pop_front();
-        while let Some(&next) = waiting.front() {
-            if self.reservations[index(next)].state == ReservationState::Cancelled {
-                waiting.pop_front();
-            } else {
+    fn pop_head(&mut self, q: usize, p: u32) {
+        let line = self.line(p, q);
+        let line = &mut self.lines[line];
+        let mut next = line
+            .head
+            .and_then(|head| self.reservations[index(head)].next);
+        while let Some(id) = next {
+            let r = &self.reservations[index(id)];
+            if r.state != ReservationState::Cancelled {
                 break;
             }
+            next = r.next;
         }
-        if waiting.is_empty() {
-            self.queues[q].waiting.remove(project);
+        line.head = next;
+        if next.is_none() {
+            line.tail = None;
         }
     }
 
-    /// `project` may have become available: offer its head in every queue.
-    fn offer(&mut self, project: &Label) {
-        if self.available(project) {
+    /// Project `p` may have become available: offer its head in every queue.
+    fn offer(&mut self, p: u32) {
+        if self.projects[p as usize].available() {
             for q in 0..self.queues.len() {
-                self.offer_in(q, project);
+                self.offer_in(q, p);
             }
         }
     }
 
-    fn offer_in(&mut self, q: usize, project: &Label) {
-        if let Some(&head) = self.queues[q].waiting.get(project).and_then(|w| w.front()) {
-            self.queues[q].ready.insert(head, project.clone());
+    fn offer_in(&mut self, q: usize, p: u32) {
+        if let Some(head) = self.lines[self.line(p, q)].head {
+            self.queues[q].ready.insert(head, p);
         }
     }
 }
