@@ -164,6 +164,7 @@ impl ProjectLanes {
     /// assert_eq!(lanes.claim("docs/", "build-1").unwrap_err(), LaneError::InvalidLabel);
     /// # Ok::<(), LaneError>(())
     /// ```
+    #[inline]
     pub fn claim(&self, project: &str, run: &str) -> Result<Lease, LaneError> {
         let project_label = Label::new(project)?;
         let run_label = Label::new(run)?;
@@ -247,6 +248,7 @@ impl ProjectLanes {
     /// # let _ = new;
     /// # Ok::<(), LaneError>(())
     /// ```
+    #[inline]
     pub fn release(&self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
         self.check_manager(lease)?;
         let slot = {
