@@ -50,7 +50,7 @@ async fn mount_to_first_render() {
         assert!(maybe(&m.root(), "[data-step]").is_some());
     }
     report(
-        "mount_to_first_render (5 records, fetch+hash+parse+render)",
+        "mount_to_first_render (8 records, fetch+hash+parse+render)",
         samples,
     );
 }
