@@ -23,11 +23,19 @@
 //! # Ok::<(), LaneError>(())
 //! ```
 //!
+//! Around the lanes:
+//!
+//! - [`dispatch`]: a sans-IO dispatcher that lets several named queues share the lanes, keeps
+//!   per-project order within each queue, and holds a project until its final state is saved;
+//! - [`runner`]: worker threads that drive the dispatcher with your work and save functions;
+//! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`].
+//!
 //! ## What this crate is not
 //!
 //! - **Not an executor.** The lanes hold metadata; they run nothing, and a receipt does not certify
-//!   that work succeeded.
-//! - **Not a queue.** A busy project is refused, not queued; nothing is replayed automatically.
+//!   that work succeeded. The runner calls your functions; it adds no work of its own.
+//! - **Not a queue by itself.** A busy project is refused by the lanes, not queued; queues are the
+//!   dispatcher's, and nothing is ever replayed automatically.
 //! - **Not durable or cross-process.** Occupancy lives in memory and ends with the process.
 //! - **Not a security boundary.** The token prevents accidental cross-run calls inside one process;
 //!   untrusted callers need authentication and a process boundary.
