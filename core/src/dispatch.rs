@@ -35,6 +35,7 @@
 //! d.persisted(a, true)?; // saved: the lane is released
 //! assert_eq!(d.dispatch("delivery")?.unwrap().reservation, b);
 //! assert_eq!(d.reservation(a)?.state, ReservationState::Done);
+//! assert!(d.view("docs")?.busy); // b holds it now
 //! # Ok::<(), project_lanes::dispatch::DispatchError>(())
 //! ```
 
@@ -43,7 +44,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{Label, LaneError, Lease, Outcome, ProjectLanes, Receipt};
+use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
 
 /// Identifies a reservation: `R1`, `R2`, … in the order they were enqueued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,7 +59,8 @@ impl ReservationId {
     /// Parses `R<n>`, n ≥ 1 without leading zeros.
     pub fn parse(text: &str) -> Option<ReservationId> {
         let digits = text.strip_prefix('R')?;
-        if digits.is_empty() || digits.starts_with('0') || digits.len() > 18 {
+        let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        if !plain || digits.starts_with('0') || digits.len() > 18 {
             return None;
         }
         digits.parse().ok().map(ReservationId)
@@ -375,8 +377,14 @@ impl Dispatcher {
         })
     }
 
-    /// The shared lanes, for views.
-    pub fn lanes(&self) -> &ProjectLanes {
+    /// A view of `project`'s lane. The lanes themselves stay private: a claim made behind the
+    /// dispatcher's back would hold a project it believes available.
+    pub fn view(&self, project: &str) -> Result<LaneView, LaneError> {
+        self.lanes.view(project)
+    }
+
+    /// The lanes, for the record engine's snapshots (crate-internal, read-only use).
+    pub(crate) fn lanes(&self) -> &ProjectLanes {
         &self.lanes
     }
 
@@ -487,14 +495,13 @@ impl Dispatcher {
         };
         let p = r.project as usize;
         let project = &mut self.projects[p];
-        let lease = match project.lease.take() {
-            Some((holder, lease)) if holder == id => lease,
-            other => {
-                project.lease = other;
-                return Err(DispatchError::NotPersisting);
-            }
+        let lease = match &project.lease {
+            Some((holder, lease)) if *holder == id => lease,
+            _ => return Err(DispatchError::NotPersisting),
         };
-        let receipt = self.lanes.release(&lease, outcome)?;
+        // Released before it is dropped: were the release refused, the lease would stay.
+        let receipt = self.lanes.release(lease, outcome)?;
+        project.lease = None;
         let state = if outcome == Outcome::NeedsReview {
             project.unresolved = Some(id);
             ReservationState::Unresolved

@@ -663,6 +663,19 @@ impl Record {
                 ),
             ));
         }
+        if let Some(project) = step.input.project.as_deref()
+            && matches!(step.op, Op::Claim | Op::Enqueue)
+            && crate::is_valid_label(project)
+            && !self.projects.iter().any(|p| p == project)
+        {
+            return Err(RecordError::invalid(
+                at("input.project"),
+                format!(
+                    "{} is not one of `projects`: every project a step can occupy is shown",
+                    Quoted(project)
+                ),
+            ));
+        }
         if matches!(step.op, Op::Claim | Op::Enqueue)
             && step.input.project.as_deref() == Some(&self.untouched_project)
         {
@@ -815,7 +828,8 @@ fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
 
 fn handle_number(handle: &str) -> Option<usize> {
     let digits = handle.strip_prefix('L')?;
-    if digits.starts_with('0') || digits.len() > 9 {
+    let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    if !plain || digits.starts_with('0') || digits.len() > 9 {
         return None;
     }
     digits.parse().ok()

@@ -23,7 +23,7 @@
 //! let id = runner.enqueue("general", "docs", "nightly-1").unwrap();
 //! runner.wait_until(|d| d.reservation(id).unwrap().state == ReservationState::Done);
 //! let dispatcher = runner.shutdown();
-//! assert!(!dispatcher.lanes().view("docs").unwrap().busy);
+//! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
 
 use std::fmt::Display;
@@ -236,7 +236,11 @@ where
     let (outcome, error) = match catch_unwind(AssertUnwindSafe(|| work(job))) {
         Ok(Ok(outcome)) => (outcome, None),
         Ok(Err(message)) => (Outcome::Failed, Some(message)),
-        Err(_) => (Outcome::NeedsReview, Some("the work panicked".to_string())),
+        Err(payload) => {
+            // Dropping a panic payload can itself panic; do it where that is caught too.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            (Outcome::NeedsReview, Some("the work panicked".to_string()))
+        }
     };
     let Ok(state) = shared.transition(|d| d.finish(job.reservation, outcome)) else {
         return; // the guard settles it

@@ -18,7 +18,7 @@ fn dispatched(d: &mut Dispatcher, queue: &str) -> Option<ReservationId> {
 }
 
 fn lane(d: &Dispatcher, project: &str) -> LaneView {
-    d.lanes().view(project).unwrap()
+    d.view(project).unwrap()
 }
 
 #[test]
@@ -261,7 +261,7 @@ fn error_codes_round_trip() {
     );
     assert!(serde_json::from_str::<DispatchError>(r#""BUSY""#).is_err());
     assert_eq!(ReservationId::parse("R12").unwrap().number(), 12);
-    for bad in ["R0", "R01", "r1", "R", "12", "R1x"] {
+    for bad in ["R0", "R01", "r1", "R", "12", "R1x", "R+1", "R+0", "R 1"] {
         assert!(ReservationId::parse(bad).is_none(), "{bad}");
     }
 }

@@ -62,12 +62,12 @@ fn a_held_success_write_keeps_the_project_from_the_other_queue_while_other_proje
         "undispatched while saving"
     );
     assert_eq!(state(&runner, general), ReservationState::Persisting);
-    assert!(runner.with(|d| d.lanes().view("docs").unwrap().busy));
+    assert!(runner.with(|d| d.view("docs").unwrap().busy));
     gate.send(()).unwrap();
     runner.wait_until(is(cafe_docs, ReservationState::Done));
     assert_eq!(state(&runner, general), ReservationState::Done);
     let d = runner.shutdown();
-    assert!(!d.lanes().view("docs").unwrap().busy);
+    assert!(!d.view("docs").unwrap().busy);
 }
 
 #[test]
@@ -145,10 +145,7 @@ fn a_cancel_racing_a_dispatch_has_exactly_one_winner_and_never_leaves_the_lane_h
         }
         let runner = Arc::try_unwrap(runner).ok().unwrap();
         let d = runner.shutdown();
-        assert!(
-            !d.lanes().view("docs").unwrap().busy,
-            "the lane is never left held"
-        );
+        assert!(!d.view("docs").unwrap().busy, "the lane is never left held");
     }
     assert_eq!(cancelled + ran, 300);
     eprintln!("cancel won {cancelled} times, dispatch won {ran} times");
@@ -194,7 +191,7 @@ fn a_panicking_or_failing_step_still_releases_the_lane_once() {
         (save_panics, "p3"),
         (save_fails, "p4"),
     ] {
-        assert!(!d.lanes().view(project).unwrap().busy, "{project}");
+        assert!(!d.view(project).unwrap().busy, "{project}");
         if id != fails {
             assert_eq!(
                 d.reservation(id).unwrap().outcome,

@@ -89,6 +89,12 @@ fn a_lease_handle_that_was_never_issued_is_refused() {
     let mut doc = good();
     doc["steps"][1]["input"]["lease"] = "L2".into(); // used before the step that issues it
     assert!(message(&read(&doc)).contains("issued so far: L1)"));
+    let mut doc = good();
+    doc["steps"][3]["input"]["lease"] = "L+1".into();
+    assert!(message(&read(&doc)).contains("was never issued"));
+    let mut doc = good();
+    doc["steps"][0]["input"]["project"] = "elsewhere".into();
+    assert!(message(&read(&doc)).contains("is not one of `projects`"));
 }
 
 #[test]
@@ -210,6 +216,20 @@ fn dispatcher_records_refuse_unknown_reservations_and_misplaced_operations() {
     assert_eq!(
         message(&read(&doc)),
         "steps[5].input.reservation: reservation \"R9\" was never enqueued by an earlier step (enqueued so far: R1 to R3)"
+    );
+    for sneaky in ["R+1", "R+0", "R01"] {
+        let mut doc = dispatcher_record();
+        doc["steps"][5]["input"]["reservation"] = sneaky.into();
+        assert!(
+            message(&read(&doc)).contains("was never enqueued"),
+            "{sneaky}"
+        );
+    }
+    let mut doc = dispatcher_record();
+    doc["steps"][0]["input"]["project"] = "elsewhere".into();
+    assert_eq!(
+        message(&read(&doc)),
+        "steps[0].input.project: \"elsewhere\" is not one of `projects`: every project a step can occupy is shown"
     );
     let mut doc = dispatcher_record();
     doc["steps"][3]["op"] = "claim".into();

@@ -343,6 +343,45 @@ async fn hostile_strings_stay_inert_text() {
 }
 
 #[wasm_bindgen_test]
+async fn an_index_that_repeats_an_id_is_refused() {
+    let m = mount(&[("src", s("fixtures/duplicate-ids/index.json"))]).await;
+    assert_eq!(error_codes(&m.root()), ["INVALID_RECORD"]);
+}
+
+#[wasm_bindgen_test]
+async fn the_page_may_call_the_viewer_from_events_the_viewer_causes() {
+    use std::rc::Rc;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let host = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    let viewer = Rc::new(
+        lane_viewer::mount(host.clone(), js_sys::Object::new().into())
+            .await
+            .unwrap(),
+    );
+    let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+    // Moving focus to the next tab fires focusin synchronously, while the viewer handles the
+    // key: the page's handler reads and even changes the viewer.
+    let on_focus = {
+        let (viewer, seen) = (viewer.clone(), seen.clone());
+        Closure::<dyn FnMut()>::new(move || {
+            seen.borrow_mut().push(viewer.selected());
+            viewer.set_lang("ja");
+        })
+    };
+    host.add_event_listener_with_callback("focusin", on_focus.as_ref().unchecked_ref())
+        .unwrap();
+    let root = one(&host, "[data-lane-viewer]");
+    key(&one(&root, "[role=tab][aria-selected=true]"), "ArrowRight");
+    assert_eq!(seen.borrow().as_slice(), [Some("busy-project".to_string())]);
+    assert_eq!(viewer.lang(), "ja");
+    assert_eq!(viewer.selected().as_deref(), Some("busy-project"));
+    viewer.destroy();
+    host.remove();
+}
+
+#[wasm_bindgen_test]
 async fn destroy_removes_the_viewer_and_its_listeners() {
     let m = mount(&[]).await;
     let root = m.root();
@@ -351,6 +390,9 @@ async fn destroy_removes_the_viewer_and_its_listeners() {
     // Events on the detached root reach no listener: nothing changes, nothing throws.
     click(&one(&root, "[role=tab][data-record-id=busy-project]"));
     assert_ne!(m.viewer.selected().as_deref(), Some("busy-project"));
+    // The handle outlives the viewer: its methods do nothing.
+    assert!(!m.viewer.select("busy-project"));
+    assert!(!m.viewer.set_lang("ja"));
 }
 
 #[wasm_bindgen_test]

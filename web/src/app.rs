@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, Event, KeyboardEvent};
+use web_sys::{Document, Element, Event, HtmlElement, KeyboardEvent};
 
 use crate::dom::{Listener, append, attr, clear, el};
 use crate::i18n::{Lang, Msg, ViewerError, text};
@@ -43,6 +43,7 @@ pub struct App {
     /// Resolves when the selected record's steps are all in the page.
     settled: Option<js_sys::Promise>,
     listeners: Vec<Listener>,
+    destroyed: bool,
 }
 
 pub type Shared = Rc<RefCell<App>>;
@@ -90,6 +91,7 @@ impl App {
             panel,
             settled: None,
             listeners: Vec::new(),
+            destroyed: false,
         }));
         app.borrow_mut().render_all(true);
         app
@@ -146,6 +148,9 @@ impl App {
 
     /// Selects the record `id`; an unknown id shows `UNKNOWN_RECORD` and keeps the selection.
     pub fn select(&mut self, id: &str, origin: Origin) -> bool {
+        if self.destroyed {
+            return false;
+        }
         match self.position(id) {
             Some(i) => {
                 self.select_index(i, origin);
@@ -160,7 +165,10 @@ impl App {
     }
 
     /// Switches language, keeping the selected record.
-    pub fn set_lang(&mut self, lang: Lang, origin: Origin) {
+    pub fn set_lang(&mut self, lang: Lang, origin: Origin) -> bool {
+        if self.destroyed {
+            return false;
+        }
         if lang != self.lang {
             self.lang = lang;
             self.render_all(false);
@@ -168,11 +176,15 @@ impl App {
         if origin == Origin::User && self.hash_sync {
             self.write_hash(false);
         }
+        true
     }
 
-    /// Removes the viewer's DOM and listeners.
+    /// Removes the viewer's DOM and listeners; afterwards `select` and `set_lang` do nothing.
     pub fn destroy(&mut self) {
+        self.destroyed = true;
         self.listeners.clear();
+        // Emptying the panel also stops a large record's background rendering.
+        clear(&self.panel);
         self.root.remove();
     }
 
@@ -294,56 +306,54 @@ impl App {
             .unwrap_or_else(|| js_sys::Promise::resolve(&JsValue::UNDEFINED))
     }
 
-    fn on_click(&mut self, event: Event) {
-        let Some(target) = event_element(&event) else {
-            return;
-        };
+    /// Handles a click; returns the element to focus afterwards (see [`with`]).
+    fn on_click(&mut self, event: Event) -> Option<HtmlElement> {
+        let target = event_element(&event)?;
         if let Some(tab) = closest(&target, "[role=tab][data-record-id]")
             && let Some(id) = tab.get_attribute("data-record-id")
         {
             self.select(&id, Origin::User);
+            None
         } else if let Some(button) = closest(&target, "[data-lang-choice]")
             && let Some(lang) = button
                 .get_attribute("data-lang-choice")
                 .and_then(|t| Lang::from_tag(&t))
         {
             self.set_lang(lang, Origin::User);
-            self.focus(&format!("[data-lang-choice={}]", lang.tag()));
+            // The switcher was rebuilt: keep focus on the same choice.
+            self.find(&format!("[data-lang-choice={}]", lang.tag()))
+        } else {
+            None
         }
     }
 
     /// WAI-ARIA tabs with automatic activation: arrows move and select, Home/End jump.
-    fn on_keydown(&mut self, event: Event) {
-        let Some(key) = event.dyn_ref::<KeyboardEvent>().map(|k| k.key()) else {
-            return;
-        };
+    /// Returns the tab to focus afterwards.
+    fn on_keydown(&mut self, event: Event) -> Option<HtmlElement> {
+        let key = event.dyn_ref::<KeyboardEvent>()?.key();
         let on_tab = event_element(&event)
             .is_some_and(|t| t.get_attribute("role").as_deref() == Some("tab"));
         let count = self.entries.len();
         if !on_tab || count == 0 {
-            return;
+            return None;
         }
         let next = match key.as_str() {
             "ArrowRight" | "ArrowDown" => (self.selected + 1) % count,
             "ArrowLeft" | "ArrowUp" => (self.selected + count - 1) % count,
             "Home" => 0,
             "End" => count - 1,
-            _ => return,
+            _ => return None,
         };
         event.prevent_default();
         self.select_index(next, Origin::User);
-        self.focus(&format!("#{}-tab-{next}", self.prefix));
+        self.find(&format!("#{}-tab-{next}", self.prefix))
     }
 
-    fn focus(&self, selector: &str) {
-        if let Ok(Some(element)) = self.root.query_selector(selector)
-            && let Some(element) = element.dyn_ref::<web_sys::HtmlElement>()
-        {
-            element.focus().ok();
-        }
+    fn find(&self, selector: &str) -> Option<HtmlElement> {
+        self.root.query_selector(selector).ok()??.dyn_into().ok()
     }
 
-    fn apply_hash(&mut self) {
+    fn apply_hash(&mut self) -> Option<HtmlElement> {
         let (record, lang) = read_hash();
         if let Some(lang) = lang {
             self.set_lang(lang, Origin::Hash);
@@ -353,6 +363,7 @@ impl App {
         {
             self.select(&id, Origin::Hash);
         }
+        None
     }
 
     /// Writes `#record=<id>&lang=<tag>`: a new history entry, or a replacement at mount.
@@ -379,17 +390,22 @@ impl App {
 }
 
 /// Wraps a method so a listener can call it through a weak reference (no cycle: the app owns
-/// its listeners, the listeners do not own the app).
-fn with<F: Fn(&mut App, Event) + 'static>(
+/// its listeners, the listeners do not own the app). Focus moves only after the app is released:
+/// `focus()` fires focus and blur events at once, and a page's handler for them may call the
+/// viewer again.
+fn with<F: Fn(&mut App, Event) -> Option<HtmlElement> + 'static>(
     weak: &Weak<RefCell<App>>,
     f: F,
 ) -> impl FnMut(Event) + use<F> {
     let weak = weak.clone();
     move |event| {
-        if let Some(app) = weak.upgrade()
-            && let Ok(mut app) = app.try_borrow_mut()
-        {
-            f(&mut app, event);
+        let Some(app) = weak.upgrade() else { return };
+        let focus = match app.try_borrow_mut() {
+            Ok(mut app) => f(&mut app, event),
+            Err(_) => return,
+        };
+        if let Some(element) = focus {
+            element.focus().ok();
         }
     }
 }

@@ -64,16 +64,19 @@ impl Viewer {
     /// Selects the record with this id. Returns `false` (and shows `UNKNOWN_RECORD`) if the
     /// index has no such record; the selection is then unchanged.
     pub fn select(&self, id: &str) -> bool {
-        self.app.borrow_mut().select(id, Origin::User)
+        // `try_`: a page may call the viewer from inside an event the viewer itself caused.
+        self.app
+            .try_borrow_mut()
+            .is_ok_and(|mut app| app.select(id, Origin::User))
     }
 
     /// Switches to `en` or `ja`, keeping the selected record. Returns `false` for any other tag.
     pub fn set_lang(&self, lang: &str) -> bool {
         match Lang::from_tag(lang) {
-            Some(lang) => {
-                self.app.borrow_mut().set_lang(lang, Origin::User);
-                true
-            }
+            Some(lang) => self
+                .app
+                .try_borrow_mut()
+                .is_ok_and(|mut app| app.set_lang(lang, Origin::User)),
             None => false,
         }
     }
@@ -82,24 +85,31 @@ impl Viewer {
     /// more than a few hundred steps finish rendering in the background after `mount`, `select`
     /// or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {
-        self.app.borrow().settled()
+        match self.app.try_borrow() {
+            Ok(app) => app.settled(),
+            Err(_) => js_sys::Promise::resolve(&JsValue::UNDEFINED),
+        }
     }
 
     /// The selected record's id, if any record loaded.
     #[wasm_bindgen(getter)]
     pub fn selected(&self) -> Option<String> {
-        self.app.borrow().selected_id()
+        self.app.try_borrow().ok()?.selected_id()
     }
 
     /// The current language tag.
     #[wasm_bindgen(getter)]
     pub fn lang(&self) -> String {
-        self.app.borrow().lang().tag().to_string()
+        self.app
+            .try_borrow()
+            .map_or(String::new(), |app| app.lang().tag().to_string())
     }
 
     /// Removes the viewer's DOM and its listeners.
     pub fn destroy(&self) {
-        self.app.borrow_mut().destroy();
+        if let Ok(mut app) = self.app.try_borrow_mut() {
+            app.destroy();
+        }
     }
 }
 

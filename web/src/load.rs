@@ -62,6 +62,17 @@ pub async fn load(src: &str) -> Result<Vec<Entry>, LoadError> {
     let index: Index = js_de::from_value(parse(&bytes, INDEX_FORMAT)?.0).map_err(invalid)?;
     // The index's full checks (`Index::check`) stay with the generator and `lane-records`;
     // here only what keeps fetches inside the index's folder.
+    if let Some((i, entry)) = index
+        .records
+        .iter()
+        .enumerate()
+        .find(|(i, e)| index.records[..*i].iter().any(|o| o.id == e.id))
+    {
+        return Err(LoadError::new(
+            ViewerError::InvalidRecord,
+            format!("index entry {i} repeats the id \"{}\"", entry.id),
+        ));
+    }
     if let Some(entry) = index.records.iter().find(|e| !plain_file_name(&e.file)) {
         return Err(LoadError::new(
             ViewerError::InvalidRecord,

@@ -70,6 +70,14 @@ pub fn browser_site() -> Result<PathBuf> {
     ));
     write_index(&mixed, entries)?;
 
+    // Two index entries with one id.
+    let twice = site.join("fixtures/duplicate-ids");
+    write(&twice.join("busy-project.json"), &good)?;
+    let entries = ["busy-project", "busy-project"]
+        .map(|id| entry(id, "busy-project.json", sha256_hex(&good), &good))
+        .to_vec();
+    write_index(&twice, entries)?;
+
     for steps in BENCH_STEPS {
         let dir = site.join(format!("bench/{steps}"));
         let record = to_json(&large(steps)?);
