@@ -482,15 +482,6 @@ pub enum RecordError {
 }
 
 impl RecordError {
-    /// A stable code for the kind of error (used by the viewer).
-    pub fn code(&self) -> &'static str {
-        match self {
-            RecordError::UnknownFormat { .. } => "UNKNOWN_FORMAT",
-            RecordError::UnsupportedVersion(_) => "UNSUPPORTED_VERSION",
-            RecordError::Invalid { .. } => "INVALID_RECORD",
-        }
-    }
-
     fn invalid(at: impl Into<String>, message: impl Into<String>) -> RecordError {
         RecordError::Invalid {
             at: at.into(),
@@ -1316,11 +1307,6 @@ impl Recorder {
             step.note = Some(note);
         }
         self
-    }
-
-    /// The result of the last step, if any.
-    pub fn last_result(&self) -> Option<&StepResult> {
-        self.record.steps.last().map(|s| &s.result)
     }
 
     /// Takes the final snapshot and returns the record once it passes [`Record::check`].

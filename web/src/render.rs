@@ -381,22 +381,15 @@ fn input_text(step: &Step) -> String {
 fn response_text(lang: Lang, result: &StepResult) -> (&'static str, String) {
     match result {
         StepResult::Error(error) => (error.code(), text(lang, Msg::Dispatch(*error)).to_string()),
-        StepResult::Reservation(view) => (
-            "",
-            format!(
-                "{} · {}",
-                fill(text(lang, Msg::ReservationEntered), &view.id.to_string()),
-                reservation_text(lang, view)
-            ),
-        ),
-        StepResult::Dispatched(view) => (
-            "",
-            format!(
-                "{} · {}",
-                fill(text(lang, Msg::JobDispatched), &view.id.to_string()),
-                reservation_text(lang, view)
-            ),
-        ),
+        StepResult::Reservation(view) | StepResult::Dispatched(view) => {
+            let msg = match result {
+                StepResult::Dispatched(_) => Msg::JobDispatched,
+                _ => Msg::ReservationEntered,
+            };
+            let id = view.id.to_string();
+            let head = fill(text(lang, msg), &id);
+            ("", format!("{head} · {}", reservation_text(lang, view)))
+        }
         StepResult::Nothing(nothing) => (
             "",
             fill(

@@ -34,7 +34,7 @@ pub enum Suite {
 pub fn run(suite: Suite) -> Result<Vec<String>> {
     let bin = wasm_bindgen_bin()?;
     let browser = browser()?;
-    let site = browser_site()?;
+    let site = browser_site(suite == Suite::Bench)?;
     let webdriver = write_webdriver_json(&browser)?;
     let wasm_files = build(suite)?;
     let runner = bin.join("wasm-bindgen-test-runner");

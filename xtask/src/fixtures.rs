@@ -15,8 +15,9 @@ use crate::util::{Result, project_root, step};
 /// Record sizes (steps) the benchmark renders, to see how the cost grows.
 pub const BENCH_STEPS: [usize; 4] = [1_000, 2_500, 5_000, 10_000];
 
-/// Writes the site into `target/browser-site/` and returns its path.
-pub fn browser_site() -> Result<PathBuf> {
+/// Writes the site into `target/browser-site/` and returns its path; the large synthetic
+/// records only `with_large` (the benchmarks), as the tests never load them.
+pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     step("writing the browser test site (records, broken and hostile fixtures, large records)");
     let root = project_root();
     let site = root.join("target/browser-site");
@@ -78,7 +79,7 @@ pub fn browser_site() -> Result<PathBuf> {
         .to_vec();
     write_index(&twice, entries)?;
 
-    for steps in BENCH_STEPS {
+    for steps in BENCH_STEPS.into_iter().filter(|_| with_large) {
         let dir = site.join(format!("bench/{steps}"));
         let record = to_json(&large(steps)?);
         let id = format!("large-{steps}");

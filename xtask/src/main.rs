@@ -19,7 +19,8 @@ cargo xtask <task>
 
 tasks:
   serve [--port N]  build the site and serve it on http://127.0.0.1:N/ (default 8080)
-  test              every check: formatting, clippy, native tests, records, wasm size budget,
+  test              every check: formatting, clippy, native tests, records, the site and its
+                    wasm size budget (which builds the core for wasm32),
                     browser tests in headless Chromium
   dist              write the static site to target/dist/ (with SHA256SUMS)
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
@@ -99,17 +100,8 @@ fn test() -> Result<()> {
         &root,
         &["run", "--quiet", "-p", "lane-records", "--", "--check"],
     )?;
-    step("core for WebAssembly (cargo build -p project-lanes --target wasm32)");
-    cargo(
-        &root,
-        &[
-            "build",
-            "-p",
-            "project-lanes",
-            "--target",
-            tools::WASM_TARGET,
-        ],
-    )?;
+
+    // Building the viewer builds the core for wasm32 too.
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
     size::report(&dist::built(&dist))?;

@@ -82,7 +82,6 @@ pub enum Msg {
     WorkExecutedNo,
     RawJson,
     Download,
-    ErrorCode,
     QueuesLabel,
     ReservationsAfterStep,
     ReservationEntered,
@@ -183,7 +182,6 @@ pub fn all_messages() -> Vec<Msg> {
         WorkExecutedNo,
         RawJson,
         Download,
-        ErrorCode,
         QueuesLabel,
         ReservationsAfterStep,
         ReservationEntered,
@@ -261,7 +259,6 @@ fn en(msg: Msg) -> &'static str {
         WorkExecutedNo => "no work was executed by the lanes",
         RawJson => "Raw JSON of this record",
         Download => "Download {}",
-        ErrorCode => "Error code",
         QueuesLabel => "Queues",
         ReservationsAfterStep => "Reservations after this step",
         ReservationEntered => "reservation {}",
@@ -382,7 +379,6 @@ fn ja(msg: Msg) -> &'static str {
         WorkExecutedNo => "レーンは処理を実行していません",
         RawJson => "この記録の JSON",
         Download => "{} をダウンロード",
-        ErrorCode => "エラーコード",
         QueuesLabel => "キュー",
         ReservationsAfterStep => "このステップ後の予約",
         ReservationEntered => "予約 {}",
@@ -476,7 +472,7 @@ mod tests {
     #[test]
     fn every_message_exists_in_both_languages() {
         let all = all_messages();
-        assert_eq!(all.len(), 35 + 10 + 2 + 4 + 5 + 6 + 7 + 9);
+        assert_eq!(all.len(), 34 + 10 + 2 + 4 + 5 + 6 + 7 + 9);
         for msg in all {
             let (en, ja) = (text(Lang::En, msg), text(Lang::Ja, msg));
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{msg:?}");
