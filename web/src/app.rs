@@ -13,6 +13,7 @@ use crate::dom::{Listener, append, attr, clear, el};
 use crate::i18n::{Lang, Msg, ViewerError, text};
 use crate::load::{Entry, LoadError};
 use crate::render;
+use crate::timeline;
 
 thread_local! {
     static INSTANCES: Cell<u32> = const { Cell::new(0) };
@@ -44,6 +45,8 @@ pub struct App {
     settled: Option<js_sys::Promise>,
     listeners: Vec<Listener>,
     destroyed: bool,
+    /// Timeline (issue 10): the current step of the selected record (from 0), if any.
+    current_step: Option<usize>,
 }
 
 pub type Shared = Rc<RefCell<App>>;
@@ -92,6 +95,7 @@ impl App {
             settled: None,
             listeners: Vec::new(),
             destroyed: false,
+            current_step: None,
         }));
         app.borrow_mut().render_all(true);
         app
@@ -132,10 +136,54 @@ impl App {
                 None => {}
             }
         }
+        // Timeline (issue 10): the deep link's `step`, if it names a step of the selected record.
+        if self.hash_sync
+            && let Some(n) = timeline::read_step()
+            && n < self.step_count()
+        {
+            self.current_step = Some(n);
+        }
         self.render_all(false);
+        if self.current_step.is_some() {
+            self.show_step(true);
+        }
         if self.hash_sync && !self.entries.is_empty() {
             self.write_hash(true);
         }
+    }
+
+    /// Timeline (issue 10): makes step `n` (from 0) current; `false` if there is no such step.
+    pub fn select_step(&mut self, n: usize, origin: Origin) -> bool {
+        if self.destroyed || n >= self.step_count() {
+            return false;
+        }
+        if self.current_step != Some(n) {
+            self.current_step = Some(n);
+            self.show_step(origin == Origin::User);
+        }
+        if origin == Origin::User && self.hash_sync {
+            self.write_hash(false);
+        }
+        true
+    }
+
+    pub fn current_step(&self) -> Option<usize> {
+        self.current_step
+    }
+
+    /// Steps of the selected record (0 if it did not load).
+    fn step_count(&self) -> usize {
+        self.entries
+            .get(self.selected)
+            .and_then(|e| e.content.as_ref().ok())
+            .map_or(0, |l| l.record.steps.len())
+    }
+
+    /// Timeline (issue 10): draws the current step into the panel.
+    fn show_step(&self, scroll: bool) {
+        let settled = self.settled.clone();
+        let (root, panel) = (&self.root, &self.panel);
+        timeline::show(root, panel, self.lang, self.current_step, scroll, settled);
     }
 
     pub fn lang(&self) -> Lang {
@@ -199,6 +247,7 @@ impl App {
             self.render_status();
         }
         if changed {
+            self.current_step = None; // Timeline (issue 10): a new record starts with no step.
             self.update_tabs();
             self.render_panel();
         }
@@ -297,6 +346,7 @@ impl App {
             &format!("{}-tab-{}", self.prefix, self.selected),
         );
         self.settled = render::panel(&self.doc, self.lang, &self.panel, entry);
+        self.show_step(false); // Timeline (issue 10): keep the current step across redraws.
     }
 
     /// A promise that resolves once every step of the selected record is in the page.
@@ -322,6 +372,12 @@ impl App {
             self.set_lang(lang, Origin::User);
             // The switcher was rebuilt: keep focus on the same choice.
             self.find(&format!("[data-lang-choice={}]", lang.tag()))
+        } else if let Some(action) = timeline::click(&target, &event) {
+            // Timeline (issue 10): a column, or the previous/next buttons.
+            if let Some(n) = action.target(self.current_step, self.step_count()) {
+                self.select_step(n, Origin::User);
+            }
+            None
         } else {
             None
         }
@@ -330,6 +386,16 @@ impl App {
     /// WAI-ARIA tabs with automatic activation: arrows move and select, Home/End jump.
     /// Returns the tab to focus afterwards.
     fn on_keydown(&mut self, event: Event) -> Option<HtmlElement> {
+        // Timeline (issue 10): arrows, Home and End move the current step.
+        if let Some(target) = event_element(&event)
+            && let Some(action) = timeline::key(&target, &event)
+        {
+            event.prevent_default();
+            if let Some(n) = action.target(self.current_step, self.step_count()) {
+                self.select_step(n, Origin::User);
+            }
+            return None;
+        }
         let key = event.dyn_ref::<KeyboardEvent>()?.key();
         let on_tab = event_element(&event)
             .is_some_and(|t| t.get_attribute("role").as_deref() == Some("tab"));
@@ -363,13 +429,27 @@ impl App {
         {
             self.select(&id, Origin::Hash);
         }
+        // Timeline (issue 10): the deep link's step, or none.
+        match timeline::read_step() {
+            Some(n) => {
+                self.select_step(n, Origin::Hash);
+            }
+            None if self.current_step.is_some() => {
+                self.current_step = None;
+                self.show_step(false);
+            }
+            None => {}
+        }
         None
     }
 
     /// Writes `#record=<id>&lang=<tag>`: a new history entry, or a replacement at mount.
     fn write_hash(&self, replace: bool) {
         let Some(id) = self.selected_id() else { return };
-        let hash = format!("#record={id}&lang={}", self.lang.tag());
+        let mut hash = format!("#record={id}&lang={}", self.lang.tag());
+        if let Some(n) = self.current_step {
+            hash.push_str(&format!("&step={}", n + 1)); // Timeline (issue 10), from 1.
+        }
         let Some(window) = web_sys::window() else {
             return;
         };

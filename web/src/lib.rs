@@ -28,6 +28,7 @@ pub mod i18n;
 mod js_de;
 pub mod load;
 mod render;
+pub mod timeline;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -89,6 +90,21 @@ impl Viewer {
             Ok(app) => app.settled(),
             Err(_) => js_sys::Promise::resolve(&JsValue::UNDEFINED),
         }
+    }
+
+    /// Timeline (issue 10): makes step `n` (from 0, like `data-step`) the current step: its card
+    /// is highlighted and scrolled into view, its column marked, and the deep link (if followed)
+    /// carries it as `step=n+1`. Returns `false` if the selected record has no such step.
+    pub fn select_step(&self, n: u32) -> bool {
+        self.app
+            .try_borrow_mut()
+            .is_ok_and(|mut app| app.select_step(n as usize, app::Origin::User))
+    }
+
+    /// Timeline (issue 10): the current step (from 0), if one is selected.
+    #[wasm_bindgen(getter)]
+    pub fn current_step(&self) -> Option<u32> {
+        self.app.try_borrow().ok()?.current_step().map(|n| n as u32)
     }
 
     /// The selected record's id, if any record loaded.

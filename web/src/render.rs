@@ -103,6 +103,12 @@ pub fn panel(
         append(panel, &el(doc, "p", "lv-queues", Some(&label)));
     }
 
+    // Timeline (issue 10): above the steps; `crate::timeline` draws it from the snapshots.
+    append(
+        panel,
+        &crate::timeline::section(doc, lang, record, &panel.id()),
+    );
+
     append(
         panel,
         &el(doc, "h3", "lv-h", Some(text(lang, Msg::StepsHeading))),

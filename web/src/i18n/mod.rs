@@ -7,6 +7,9 @@ use project_lanes::dispatch::{DispatchError, ReservationState};
 use project_lanes::record::Op;
 use project_lanes::{LaneError, LaneState, Outcome};
 
+// The timeline's own messages (issue 10), in their own file.
+pub mod timeline;
+
 /// A display language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
