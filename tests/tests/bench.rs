@@ -5,7 +5,10 @@
 //!   wasm is instantiated;
 //! - switching records (select + forced layout);
 //! - rendering large synthetic records (1,000 to 10,000 steps), to see the cost grow linearly:
-//!   the first steps shown and all steps in the DOM, on mount and on a re-render.
+//!   the first steps shown and all steps in the DOM, on mount and on a re-render;
+//! - the timeline (issue 10): drawing the 10,000-step record's timeline alone (segments, SVG,
+//!   layout; target ≤ 50 ms median), and switching between all bundled records, each with its
+//!   timeline (target ≤ 2 ms median).
 
 #![cfg(target_arch = "wasm32")]
 
@@ -122,4 +125,61 @@ async fn large_records() {
             rerender_complete,
         );
     }
+}
+
+#[wasm_bindgen_test]
+async fn switch_all_bundled_records_with_timelines() {
+    let ids: Vec<String> = index()
+        .await
+        .records
+        .iter()
+        .map(|e| e.id.to_string())
+        .collect();
+    let m = mount(&[("lang", s("en"))]).await;
+    let mut samples = Vec::new();
+    for i in 0..400 {
+        // Every selection changes the record (the first is selected at mount).
+        let id = &ids[(i + 1) % ids.len()];
+        let start = now();
+        assert!(m.viewer.select(id));
+        layout(&m.root());
+        samples.push(now() - start);
+    }
+    assert!(maybe(&m.root(), "[data-timeline] [data-segment]").is_some());
+    report(
+        &format!(
+            "switch_record_with_timeline (all {} bundled records, select + layout)",
+            ids.len()
+        ),
+        samples,
+    );
+}
+
+#[wasm_bindgen_test]
+async fn timeline_of_the_10000_step_record() {
+    // A mount first, so the stylesheet is on the page: layout is part of the cost.
+    drop(mount(&[]).await);
+    let raw = fetch_text("bench/10000/large-10000.json").await;
+    let record: project_lanes::record::Record = serde_json::from_str(&raw).unwrap();
+    let doc = document();
+    let host = doc.create_element("div").unwrap();
+    host.set_class_name("lane-viewer");
+    doc.body().unwrap().append_child(&host).unwrap();
+    let mut samples = Vec::new();
+    let mut segments = 0;
+    for _ in 0..21 {
+        let start = now();
+        let section =
+            lane_viewer::timeline::section(&doc, lane_viewer::i18n::Lang::En, &record, "bench");
+        host.append_child(&section).unwrap();
+        layout(&host);
+        samples.push(now() - start);
+        segments = all(&host, "[data-segment]").len();
+        host.set_text_content(None);
+    }
+    host.remove();
+    report(
+        &format!("timeline_10000: draw ({segments} segments; compute + SVG + layout)"),
+        samples,
+    );
 }

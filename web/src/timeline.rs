@@ -303,7 +303,7 @@ fn px(hundredths: u64) -> String {
     if frac != 0 {
         out.push('.');
         out.push(char::from(b'0' + (frac / 10) as u8));
-        if frac % 10 != 0 {
+        if !frac.is_multiple_of(10) {
             out.push(char::from(b'0' + (frac % 10) as u8));
         }
     }
@@ -525,23 +525,28 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             break;
         }
     }
+    let rows: usize = t.groups.iter().map(|g| g.rows.len()).sum();
+    let heads = if dispatcher { t.groups.len() as u64 } else { 0 };
+    let rows_end = AXIS_H + heads * GROUP_H + rows as u64 * ROW_H;
     let axis = svg(doc, "g", "lv-tl-axis");
     let mut grid = String::new();
     for s in 0..t.steps {
         let number = s as u64 + 1;
-        if s != 0 && number % every != 0 {
+        if s != 0 && !number.is_multiple_of(every) {
             continue;
         }
         let center = g.x(s) + col / 2;
         let label = svg_text(doc, "lv-tl-tick", center, 15, &number.to_string());
         attr(&label, "text-anchor", "middle");
         append(&axis, &label);
-        grid.push_str("M");
+        grid.push('M');
         grid.push_str(&px(center));
-        grid.push_str(",20v{H}");
+        grid.push_str(",20V");
+        grid.push_str(&rows_end.to_string());
     }
     append(&root, &axis);
     let grid_path = svg(doc, "path", "lv-tl-grid");
+    attr(&grid_path, "d", &grid);
     append(&root, &grid_path);
 
     // Rows.
@@ -560,7 +565,6 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             y += ROW_H;
         }
     }
-    let rows_end = y;
 
     // Refused steps: a guide through the rows, a mark on the band and the code, in levels so
     // neighbouring codes do not overlap.
@@ -629,9 +633,6 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
         y += 18 + deepest * CODE_H + 6;
     }
     let height = y + 4;
-    grid_path
-        .set_attribute("d", &grid.replace("{H}", &(rows_end - 20).to_string()))
-        .ok();
 
     // The current step's column: hidden until a step is selected.
     let marker = rect(

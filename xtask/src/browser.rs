@@ -24,7 +24,7 @@ const QUIET_CHROMIUM: [&str; 6] = [
 /// Which browser run.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Suite {
-    /// `tests/tests/viewer.rs`: the viewer against the records and the fixtures.
+    /// `tests/tests/viewer.rs` and `timeline.rs`: the viewer against the records and fixtures.
     Tests,
     /// `tests/tests/bench.rs`: timings, built with optimizations.
     Bench,
@@ -88,7 +88,7 @@ fn build(suite: Suite) -> Result<Vec<PathBuf>> {
         .args(["test", "-p", "lane-viewer-tests", "--target", WASM_TARGET])
         .args(["--no-run", "--message-format=json-render-diagnostics"]);
     match suite {
-        Suite::Tests => command.args(["--test", "viewer"]),
+        Suite::Tests => command.args(["--test", "viewer", "--test", "timeline"]),
         Suite::Bench => command.args(["--release", "--features", "bench", "--test", "bench"]),
     };
     let output = command.stderr(Stdio::inherit()).output()?;

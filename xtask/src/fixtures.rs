@@ -16,7 +16,8 @@ use crate::util::{Result, project_root, step};
 pub const BENCH_STEPS: [usize; 4] = [1_000, 2_500, 5_000, 10_000];
 
 /// Writes the site into `target/browser-site/` and returns its path; the large synthetic
-/// records only `with_large` (the benchmarks), as the tests never load them.
+/// records only `with_large` (the benchmarks), except the 10,000-step one, whose timeline the
+/// tests check too.
 pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     step("writing the browser test site (records, broken and hostile fixtures, large records)");
     let root = project_root();
@@ -79,7 +80,10 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         .to_vec();
     write_index(&twice, entries)?;
 
-    for steps in BENCH_STEPS.into_iter().filter(|_| with_large) {
+    for steps in BENCH_STEPS
+        .into_iter()
+        .filter(|&n| with_large || n == 10_000)
+    {
         let dir = site.join(format!("bench/{steps}"));
         let record = to_json(&large(steps)?);
         let id = format!("large-{steps}");
@@ -155,7 +159,11 @@ pub fn hostile() -> Result<Record> {
     Ok(rec.finish()?)
 }
 
-/// A record of `steps` steps: claims and releases cycling over four projects.
+/// A record of `steps` steps over four projects, in blocks of 50 steps: a run claims one of
+/// three projects and holds it while the block views it, every fourth run is asked to stop,
+/// every tenth block has a refused second claim (`PROJECT_BUSY`), and the run releases at the
+/// end of its block. Runs hold their lanes for many steps, as in real records, so the timeline
+/// merges the 10,000-step record into a few hundred segments.
 pub fn large(steps: usize) -> Result<Record> {
     let projects = ["alpha", "beta", "gamma", "quiet"];
     let mut rec = Recorder::new(
@@ -170,12 +178,20 @@ pub fn large(steps: usize) -> Result<Record> {
     )?;
     let mut handles = 0;
     for i in 0..steps {
-        let project = projects[(i / 2) % 3];
-        if i % 2 == 0 {
-            rec.claim(project, &format!("run-{i}"));
+        let (block, at) = (i / 50, i % 50);
+        let project = projects[block % 3];
+        let last = at == 49 || i + 1 == steps;
+        if at == 0 {
+            rec.claim(project, &format!("run-{block}"));
             handles += 1;
-        } else {
+        } else if last {
             rec.release(&format!("L{handles}"), "succeeded");
+        } else if at == 20 && block % 10 == 9 {
+            rec.claim(project, &format!("late-{block}"));
+        } else if at == 40 && block % 4 == 3 {
+            rec.request_stop(&format!("L{handles}"));
+        } else {
+            rec.view(project);
         }
     }
     Ok(rec.finish()?)
