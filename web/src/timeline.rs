@@ -202,25 +202,24 @@ pub fn timeline(record: &Record) -> Timeline<'_> {
                 _ => reservations.iter().position(|(n, _)| *n == number),
             };
             let at = at.unwrap_or_else(|| {
-                reservations.push((
-                    number,
-                    Row {
-                        kind: RowKind::Reservation,
-                        id: view.id.to_string(),
-                        project: &view.project,
-                        queue: Some(&view.queue),
-                        untouched: false,
-                        segments: Vec::new(),
-                    },
-                ));
-                reservations.len() - 1
+                // Kept in id order by inserting in place (no sort: it costs kilobytes of wasm).
+                let at = reservations.partition_point(|(n, _)| *n < number);
+                let row = Row {
+                    kind: RowKind::Reservation,
+                    id: view.id.to_string(),
+                    project: &view.project,
+                    queue: Some(&view.queue),
+                    untouched: false,
+                    segments: Vec::new(),
+                };
+                reservations.insert(at, (number, row));
+                at
             });
             if let Some((_, row)) = reservations.get_mut(at) {
                 extend(&mut row.segments, State::Reservation(view.state), None, i);
             }
         }
     }
-    reservations.sort_by_key(|(n, _)| *n);
     let mut groups = vec![Group {
         queue: None,
         rows: lanes,
@@ -996,14 +995,20 @@ fn mark_card(panel: &Element, step: Option<usize>, scroll: bool, settled: Option
     // Not built yet: mark it when the list is complete, if it is still the current step.
     let Some(settled) = settled else { return };
     let panel = panel.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = wasm_bindgen_futures::JsFuture::from(settled).await;
+    let later = Closure::once_into_js(move || {
         let root = panel.closest("[data-lane-viewer]").ok().flatten();
         let current = root.and_then(|r| r.get_attribute("data-current-step"));
         if current.as_deref() == Some(n.to_string().as_str()) {
             mark_card(&panel, Some(n), scroll, None);
         }
     });
+    // `then` through Reflect: the typed `Promise::then` wants a `Closure` kept alive by hand,
+    // while this one-shot function frees itself once called.
+    if let Ok(then) = js_sys::Reflect::get(&settled, &JsValue::from_str("then"))
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
+        let _ = then.call1(&settled, &later);
+    }
 }
 
 /// The `step=<n>` of a deep link (from 1, as readers count) as a 0-based step.
