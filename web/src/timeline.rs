@@ -373,14 +373,22 @@ fn rect(doc: &Document, class: &str, x: u64, y: u64, w: u64, h: u64) -> Element 
     r
 }
 
-/// A state's shape at `x`…`x + w` (hundredths) in the row whose top is `top` (px).
-fn shape(doc: &Document, prefix: &str, look: Look, x: u64, w: u64, top: u64) -> Element {
+/// A state's shape at `x`…`x + w` (hundredths) in the row whose top is `top` (px). Its class
+/// names the state (`lv-tl-s-running`, …) for outlines; its fill is a class or a pattern.
+fn shape(doc: &Document, prefix: &str, state: State, x: u64, w: u64, top: u64) -> Element {
+    let look = state.look();
     let (dy, h) = look.bar.span();
-    let r = rect(doc, "lv-tl-seg", x, top + dy, w, h);
+    let r = rect(doc, "", x, top + dy, w, h);
+    let mut class = String::from("lv-tl-seg lv-tl-s-");
+    class.push_str(state.as_str());
     match look.fill {
-        Fill::Class(name) => attr(&r, "class", &format!("lv-tl-seg lv-tl-{name}")),
+        Fill::Class(name) => {
+            class.push_str(" lv-tl-f-");
+            class.push_str(name);
+        }
         Fill::Pattern(name) => attr(&r, "fill", &format!("url(#{prefix}-{name})")),
     }
+    attr(&r, "class", &class);
     r
 }
 
@@ -413,8 +421,9 @@ fn patterns(doc: &Document, prefix: &str) -> Element {
     defs
 }
 
-fn row_label(row: &Row) -> String {
+fn row_label(lang: Lang, row: &Row) -> String {
     match row.kind {
+        RowKind::Lane if row.untouched => fill_n(tl(lang, TlMsg::AltUntouched), &[&row.id]),
         RowKind::Lane => row.id.clone(),
         RowKind::Reservation => format!("{} · {}", row.id, row.project),
     }
@@ -490,7 +499,9 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             }
         }
         for row in &group.rows {
-            longest = longest.max(text_w(&row_label(row)));
+            for l in Lang::ALL {
+                longest = longest.max(text_w(&row_label(l, row)));
+            }
         }
     }
     for l in Lang::ALL {
@@ -560,7 +571,7 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             y += GROUP_H;
         }
         for row in &group.rows {
-            append(&root, &draw_row(doc, prefix, &g, row, y));
+            append(&root, &draw_row(doc, lang, prefix, &g, row, y));
             y += ROW_H;
         }
     }
@@ -652,7 +663,14 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
     root
 }
 
-fn draw_row(doc: &Document, prefix: &str, g: &Geometry, row: &Row, top: u64) -> Element {
+fn draw_row(
+    doc: &Document,
+    lang: Lang,
+    prefix: &str,
+    g: &Geometry,
+    row: &Row,
+    top: u64,
+) -> Element {
     let group = svg(doc, "g", "lv-tl-row");
     attr(&group, "data-timeline-row", &row.id);
     let kind = match row.kind {
@@ -673,7 +691,7 @@ fn draw_row(doc: &Document, prefix: &str, g: &Geometry, row: &Row, top: u64) -> 
         class,
         400,
         top + 16,
-        &clip(&row_label(row), g.label_w - 12),
+        &clip(&row_label(lang, row), g.label_w - 12),
     );
     append(&group, &label);
     for segment in &row.segments {
@@ -684,7 +702,7 @@ fn draw_row(doc: &Document, prefix: &str, g: &Geometry, row: &Row, top: u64) -> 
             w = w.max(100);
         }
         let look = segment.state.look();
-        let shape = shape(doc, prefix, look, x, w, top);
+        let shape = shape(doc, prefix, segment.state, x, w, top);
         attr(&shape, "data-segment", "");
         attr(&shape, "data-state", segment.state.as_str());
         attr(&shape, "data-from", &segment.from.to_string());
@@ -694,7 +712,12 @@ fn draw_row(doc: &Document, prefix: &str, g: &Geometry, row: &Row, top: u64) -> 
             && matches!(look.bar, Bar::Full)
             && (text_w(run) + 10) * 100 <= w
         {
-            append(&group, &svg_text(doc, "lv-tl-run", x + 500, top + 16, run));
+            // White on the solid bar; on a pattern, text with a halo.
+            let class = match look.fill {
+                Fill::Class(_) => "lv-tl-runlabel",
+                Fill::Pattern(_) => "lv-tl-runlabel lv-tl-halo",
+            };
+            append(&group, &svg_text(doc, class, x + 500, top + 16, run));
         }
     }
     group
@@ -731,7 +754,7 @@ fn legend(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             attr(&swatch, "width", "28");
             attr(&swatch, "height", "24");
             attr(&swatch, "aria-hidden", "true");
-            append(&swatch, &shape(doc, prefix, state.look(), 0, 2_800, 0));
+            append(&swatch, &shape(doc, prefix, state, 100, 2_600, 0));
             append(&item, &swatch);
             append(&item, &el(doc, "span", "", Some(state.name(lang))));
             append(&list, &item);
@@ -761,8 +784,7 @@ pub fn alt_text(lang: Lang, t: &Timeline) -> String {
     let mut out = fill_n(tl(lang, TlMsg::AltIntro), &[&t.steps.to_string()]);
     for row in t.rows() {
         let name = match row.kind {
-            RowKind::Lane if row.untouched => fill_n(tl(lang, TlMsg::AltUntouched), &[&row.id]),
-            RowKind::Lane => row.id.clone(),
+            RowKind::Lane => row_label(lang, row),
             RowKind::Reservation => fill_n(
                 tl(lang, TlMsg::AltReservation),
                 &[&row.id, row.queue.unwrap_or_default(), row.project],

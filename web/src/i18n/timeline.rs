@@ -40,7 +40,7 @@ pub enum TlMsg {
     AltIntro,
     /// Text alternative: one row's name and what happened in it; `{0}`: name, `{1}`: spans.
     AltRow,
-    /// The untouched project's name in the text alternative; `{0}`: the project.
+    /// The untouched project's row label and name in the text alternative; `{0}`: the project.
     AltUntouched,
     /// A reservation's name in the text alternative; `{0}`: id, `{1}`: queue, `{2}`: project.
     AltReservation,
