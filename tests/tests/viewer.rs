@@ -317,7 +317,7 @@ async fn hostile_strings_stay_inert_text() {
             // The timeline's own drawings are the only SVG the viewer makes (issue 10).
             maybe(
                 &root,
-                "img, script, svg:not(.lv-tl-svg, .lv-tl-swatch), iframe, b, [onerror], [onload], [onmouseover]"
+                "img, script, svg:not(.lv-tl-svg), iframe, b, [onerror], [onload], [onmouseover]"
             )
             .is_none(),
             "markup from the record became elements"

@@ -23,7 +23,7 @@ use project_lanes::record::{Record, StepResult};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
 
-use crate::dom::{append, attr, el};
+use crate::dom::{attr, el};
 use crate::i18n::timeline::{TlMsg, fill_n, tl};
 use crate::i18n::{Lang, Msg, text};
 
@@ -253,7 +253,6 @@ pub fn timeline(record: &Record) -> Timeline<'_> {
 // ---------------------------------------------------------------------------------------------
 // Drawing
 
-const SVG: &str = "http://www.w3.org/2000/svg";
 /// The SVG's natural width in px (it shrinks to its box down to a minimum, then scrolls).
 const WIDTH: u64 = 880;
 const PAD_RIGHT: u64 = 12;
@@ -348,53 +347,135 @@ impl Geometry {
     }
 }
 
-fn svg(doc: &Document, tag: &str, class: &str) -> Element {
-    let element = doc.create_element_ns(Some(SVG), tag).unwrap_throw();
-    if !class.is_empty() {
-        attr(&element, "class", class);
+/// The timeline's DOM as a list of operations that one inline JS function (`buildTree`) carries
+/// out: one wasm↔JS crossing for the whole drawing instead of several per element (as
+/// `render.rs` does for the steps). Operations are four fields each: a kind, a node index (0 is
+/// the element passed in; every created element gets the next index) and two arguments. Record
+/// text only ever becomes text content or attribute values.
+struct Tree {
+    ops: String,
+    nodes: usize,
+}
+
+/// A node of a [`Tree`], by index.
+#[derive(Clone, Copy)]
+struct N(usize);
+
+const FIELD: char = '\u{1f}';
+
+#[wasm_bindgen(inline_js = r#"
+export function buildTree(root, packed) {
+  const doc = root.ownerDocument, nodes = [root], f = packed.split("\u001f");
+  for (let i = 0; i + 3 < f.length; i += 4) {
+    const k = f[i], n = nodes[+f[i + 1]], a = f[i + 2], b = f[i + 3];
+    if (k === "a") n.setAttribute(a, b);
+    else if (k === "t") n.append(a);
+    else {
+      const e = k === "s" ? doc.createElementNS("http://www.w3.org/2000/svg", a)
+        : doc.createElement(a);
+      if (b) e.setAttribute("class", b);
+      n.append(e);
+      nodes.push(e);
     }
-    element
+  }
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = buildTree)]
+    fn build_tree(root: &Element, packed: &str);
 }
 
-fn svg_text(doc: &Document, class: &str, x: u64, y: u64, value: &str) -> Element {
-    let t = svg(doc, "text", class);
-    attr(&t, "x", &px(x));
-    attr(&t, "y", &px(y * 100));
-    t.set_text_content(Some(value));
-    t
-}
+impl Tree {
+    fn new() -> Tree {
+        Tree {
+            ops: String::with_capacity(8192),
+            nodes: 1,
+        }
+    }
 
-fn rect(doc: &Document, class: &str, x: u64, y: u64, w: u64, h: u64) -> Element {
-    let r = svg(doc, "rect", class);
-    attr(&r, "x", &px(x));
-    attr(&r, "y", &px(y * 100));
-    attr(&r, "width", &px(w));
-    attr(&r, "height", &px(h * 100));
-    r
-}
+    fn field(&mut self, value: &str) {
+        if value.contains(FIELD) {
+            self.ops.extend(
+                value
+                    .chars()
+                    .map(|c| if c == FIELD { '\u{fffd}' } else { c }),
+            );
+        } else {
+            self.ops.push_str(value);
+        }
+        self.ops.push(FIELD);
+    }
 
-/// A state's shape at `x`…`x + w` (hundredths) in the row whose top is `top` (px). Its class
-/// names the state (`lv-tl-s-running`, …) for outlines; its fill is a class or a pattern.
-fn shape(doc: &Document, prefix: &str, state: State, x: u64, w: u64, top: u64) -> Element {
-    let look = state.look();
-    let (dy, h) = look.bar.span();
-    let r = rect(doc, "", x, top + dy, w, h);
-    let mut class = String::from("lv-tl-seg lv-tl-s-");
-    class.push_str(state.as_str());
-    match look.fill {
-        Fill::Class(name) => {
+    fn op(&mut self, kind: &str, node: N, a: &str, b: &str) {
+        self.field(kind);
+        self.field(&node.0.to_string());
+        self.field(a);
+        self.field(b);
+    }
+
+    /// A new HTML element under `parent`.
+    fn el(&mut self, parent: N, tag: &str, class: &str) -> N {
+        self.op("e", parent, tag, class);
+        self.nodes += 1;
+        N(self.nodes - 1)
+    }
+
+    /// A new SVG element under `parent`.
+    fn svg(&mut self, parent: N, tag: &str, class: &str) -> N {
+        self.op("s", parent, tag, class);
+        self.nodes += 1;
+        N(self.nodes - 1)
+    }
+
+    fn attr(&mut self, node: N, name: &str, value: &str) {
+        self.op("a", node, name, value);
+    }
+
+    /// Appends a text node.
+    fn text(&mut self, node: N, value: &str) {
+        self.op("t", node, value, "");
+    }
+
+    fn svg_text(&mut self, parent: N, class: &str, x: u64, y: u64, value: &str) -> N {
+        let t = self.svg(parent, "text", class);
+        self.attr(t, "x", &px(x));
+        self.attr(t, "y", &px(y * 100));
+        self.text(t, value);
+        t
+    }
+
+    fn rect(&mut self, parent: N, class: &str, (x, y): (u64, u64), (w, h): (u64, u64)) -> N {
+        let r = self.svg(parent, "rect", class);
+        self.attr(r, "x", &px(x));
+        self.attr(r, "y", &px(y * 100));
+        self.attr(r, "width", &px(w));
+        self.attr(r, "height", &px(h * 100));
+        r
+    }
+
+    /// A state's shape at `x`…`x + w` (hundredths) in the row whose top is `top` (px). Its
+    /// class names the state (`lv-tl-s-running`, …) for outlines; its fill is a class or a
+    /// pattern.
+    fn shape(&mut self, parent: N, prefix: &str, state: State, (x, w): (u64, u64), top: u64) -> N {
+        let look = state.look();
+        let (dy, h) = look.bar.span();
+        let mut class = String::from("lv-tl-seg lv-tl-s-");
+        class.push_str(state.as_str());
+        if let Fill::Class(name) = look.fill {
             class.push_str(" lv-tl-f-");
             class.push_str(name);
         }
-        Fill::Pattern(name) => attr(&r, "fill", &format!("url(#{prefix}-{name})")),
+        let r = self.rect(parent, &class, (x, top + dy), (w, h));
+        if let Fill::Pattern(name) = look.fill {
+            self.attr(r, "fill", &format!("url(#{prefix}-{name})"));
+        }
+        r
     }
-    attr(&r, "class", &class);
-    r
 }
 
 /// The patterns of the patterned states, once per viewer panel (ids carry the panel's prefix).
-fn patterns(doc: &Document, prefix: &str) -> Element {
-    let defs = svg(doc, "defs", "");
+fn patterns(t: &mut Tree, root: N, prefix: &str) {
+    let defs = t.svg(root, "defs", "");
     // name, size, foreground path (drawn over the pattern's own background).
     let list: [(&str, &str, &str); 5] = [
         ("stop", "6", "M-1,1 l2,-2 M0,6 l6,-6 M5,7 l2,-2"),
@@ -404,21 +485,17 @@ fn patterns(doc: &Document, prefix: &str) -> Element {
         ("cancel", "6", "M0,2 h3"),
     ];
     for (name, size, path) in list {
-        let pattern = svg(doc, "pattern", "");
-        attr(&pattern, "id", &format!("{prefix}-{name}"));
-        attr(&pattern, "patternUnits", "userSpaceOnUse");
-        attr(&pattern, "width", size);
-        attr(&pattern, "height", size);
-        let bg = svg(doc, "rect", &format!("lv-tl-pb-{name}"));
-        attr(&bg, "width", size);
-        attr(&bg, "height", size);
-        let fg = svg(doc, "path", &format!("lv-tl-pf-{name}"));
-        attr(&fg, "d", path);
-        append(&pattern, &bg);
-        append(&pattern, &fg);
-        append(&defs, &pattern);
+        let pattern = t.svg(defs, "pattern", "");
+        t.attr(pattern, "id", &format!("{prefix}-{name}"));
+        t.attr(pattern, "patternUnits", "userSpaceOnUse");
+        t.attr(pattern, "width", size);
+        t.attr(pattern, "height", size);
+        let bg = t.svg(pattern, "rect", &format!("lv-tl-pb-{name}"));
+        t.attr(bg, "width", size);
+        t.attr(bg, "height", size);
+        let fg = t.svg(pattern, "path", &format!("lv-tl-pf-{name}"));
+        t.attr(fg, "d", path);
     }
-    defs
 }
 
 fn row_label(lang: Lang, row: &Row) -> String {
@@ -439,22 +516,22 @@ fn group_label(lang: Lang, group: &Group) -> String {
 /// The timeline section: heading, step navigation, the SVG and its legend. `prefix` makes the
 /// pattern ids unique per viewer.
 pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Element {
-    let t = timeline(record);
+    let model = timeline(record);
     let wrap = el(doc, "section", "lv-timeline", None);
-    append(
-        &wrap,
-        &el(doc, "h3", "lv-h lv-tl-h", Some(tl(lang, TlMsg::Heading))),
-    );
-    append(&wrap, &nav(doc, lang, t.steps));
-    let scroll = el(doc, "div", "lv-tl-scroll", None);
-    append(&scroll, &draw(doc, lang, &t, prefix));
-    append(&wrap, &scroll);
-    append(&wrap, &legend(doc, lang, &t, prefix));
+    let mut t = Tree::new();
+    let root = N(0);
+    let heading = t.el(root, "h3", "lv-h lv-tl-h");
+    t.text(heading, tl(lang, TlMsg::Heading));
+    nav(&mut t, root, lang, model.steps);
+    let scroll = t.el(root, "div", "lv-tl-scroll");
+    draw(&mut t, scroll, lang, &model, prefix);
+    legend(&mut t, root, lang, &model);
+    build_tree(&wrap, &t.ops);
     wrap
 }
 
-fn nav(doc: &Document, lang: Lang, steps: usize) -> Element {
-    let nav = el(doc, "div", "lv-tl-nav", None);
+fn nav(t: &mut Tree, parent: N, lang: Lang, steps: usize) {
+    let nav = t.el(parent, "div", "lv-tl-nav");
     for (msg, data, arrow) in [
         (TlMsg::Previous, "data-step-prev", "‹ "),
         (TlMsg::Next, "data-step-next", ""),
@@ -464,19 +541,17 @@ fn nav(doc: &Document, lang: Lang, steps: usize) -> Element {
         } else {
             format!("{arrow}{}", tl(lang, msg))
         };
-        let button = el(doc, "button", "lv-tl-step-button", Some(&label));
-        attr(&button, "type", "button");
-        attr(&button, data, "");
         if data == "data-step-next" {
-            let position = el(doc, "span", "lv-tl-pos", None);
-            attr(&position, "aria-live", "polite");
-            attr(&position, "data-step-position", "");
-            position.set_text_content(Some(&position_text(lang, None, steps)));
-            append(&nav, &position);
+            let position = t.el(nav, "span", "lv-tl-pos");
+            t.attr(position, "aria-live", "polite");
+            t.attr(position, "data-step-position", "");
+            t.text(position, &position_text(lang, None, steps));
         }
-        append(&nav, &button);
+        let button = t.el(nav, "button", "lv-tl-step-button");
+        t.attr(button, "type", "button");
+        t.attr(button, data, "");
+        t.text(button, &label);
     }
-    nav
 }
 
 fn position_text(lang: Lang, step: Option<usize>, steps: usize) -> String {
@@ -488,11 +563,11 @@ fn position_text(lang: Lang, step: Option<usize>, steps: usize) -> String {
 }
 
 /// The SVG itself.
-fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
-    let dispatcher = t.groups.len() > 1;
+fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) {
+    let dispatcher = model.groups.len() > 1;
     // The label column fits the longest label in either language, so both draw alike.
     let mut longest = 0;
-    for group in &t.groups {
+    for group in &model.groups {
         if dispatcher {
             for l in Lang::ALL {
                 longest = longest.max(text_w(&group_label(l, group)));
@@ -509,21 +584,63 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
     }
     let label_w = (longest + 16).clamp(72, 220);
     let g = Geometry {
-        steps: t.steps as u64,
+        steps: model.steps as u64,
         label_w,
         plot_w: WIDTH - label_w - PAD_RIGHT,
     };
     let col = g.plot_w * 100 / g.steps.max(1);
+    let rows: usize = model.groups.iter().map(|g| g.rows.len()).sum();
+    let heads = if dispatcher {
+        model.groups.len() as u64
+    } else {
+        0
+    };
+    let rows_end = AXIS_H + heads * GROUP_H + rows as u64 * ROW_H;
+    // The refused band's height: code labels in levels so neighbours do not overlap.
+    let mut level_ends: Vec<u64> = Vec::new();
+    let mut code_at: Vec<(u64, u64)> = Vec::new(); // (x, level) of each code label
+    for &(step, code) in model.refused.iter().take(MAX_CODE_LABELS) {
+        let center = g.x(step) + col / 2;
+        let w = text_w(code) * 100 * 9 / 10;
+        let right_edge = (WIDTH - 2) * 100;
+        let start = center
+            .saturating_sub(w / 2)
+            .min(right_edge.saturating_sub(w));
+        let level = level_ends
+            .iter()
+            .position(|&end| end + 600 <= start)
+            .unwrap_or(level_ends.len());
+        if level == level_ends.len() {
+            level_ends.push(0);
+        }
+        if let Some(end) = level_ends.get_mut(level) {
+            *end = start + w;
+        }
+        code_at.push((start, level as u64));
+    }
+    let band = if model.refused.is_empty() {
+        0
+    } else {
+        18 + level_ends.len() as u64 * CODE_H + 6
+    };
+    let height = rows_end + band + 4;
 
-    let root = svg(doc, "svg", "lv-tl-svg");
-    attr(&root, "role", "img");
-    attr(&root, "tabindex", "0");
-    attr(&root, "data-timeline", "");
-    attr(&root, "data-steps", &t.steps.to_string());
-    attr(&root, "data-plot-x", &g.label_w.to_string());
-    attr(&root, "data-plot-w", &g.plot_w.to_string());
-    attr(&root, "aria-label", &alt_text(lang, t));
-    append(&root, &patterns(doc, prefix));
+    let root = t.svg(parent, "svg", "lv-tl-svg");
+    for (name, value) in [
+        ("role", "img"),
+        ("tabindex", "0"),
+        ("data-timeline", ""),
+        ("data-steps", &model.steps.to_string()),
+        ("data-plot-x", &g.label_w.to_string()),
+        ("data-plot-w", &g.plot_w.to_string()),
+        ("aria-label", &alt_text(lang, model)),
+        ("width", &WIDTH.to_string()),
+        ("height", &height.to_string()),
+        ("viewBox", &format!("0 0 {WIDTH} {height}")),
+    ] {
+        t.attr(root, name, value);
+    }
+    patterns(t, root, prefix);
 
     // Axis: step numbers (from 1) at a readable interval, and a light grid.
     let mut every = 1u64;
@@ -535,165 +652,101 @@ fn draw(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
             break;
         }
     }
-    let rows: usize = t.groups.iter().map(|g| g.rows.len()).sum();
-    let heads = if dispatcher { t.groups.len() as u64 } else { 0 };
-    let rows_end = AXIS_H + heads * GROUP_H + rows as u64 * ROW_H;
-    let axis = svg(doc, "g", "lv-tl-axis");
+    let axis = t.svg(root, "g", "lv-tl-axis");
     let mut grid = String::new();
-    for s in 0..t.steps {
+    for s in 0..model.steps {
         let number = s as u64 + 1;
         if s != 0 && !number.is_multiple_of(every) {
             continue;
         }
         let center = g.x(s) + col / 2;
-        let label = svg_text(doc, "lv-tl-tick", center, 15, &number.to_string());
-        attr(&label, "text-anchor", "middle");
-        append(&axis, &label);
+        let label = t.svg_text(axis, "lv-tl-tick", center, 15, &number.to_string());
+        t.attr(label, "text-anchor", "middle");
         grid.push('M');
         grid.push_str(&px(center));
         grid.push_str(",20V");
         grid.push_str(&rows_end.to_string());
     }
-    append(&root, &axis);
-    let grid_path = svg(doc, "path", "lv-tl-grid");
-    attr(&grid_path, "d", &grid);
-    append(&root, &grid_path);
+    let grid_path = t.svg(root, "path", "lv-tl-grid");
+    t.attr(grid_path, "d", &grid);
 
     // Rows.
     let mut y = AXIS_H;
-    for group in &t.groups {
+    for group in &model.groups {
         if dispatcher {
-            let head = svg_text(doc, "lv-tl-group", 400, y + 15, &group_label(lang, group));
-            append(&root, &head);
-            let line = svg(doc, "path", "lv-tl-sep");
-            attr(&line, "d", &format!("M0,{}H{}", y, WIDTH - PAD_RIGHT));
-            append(&root, &line);
+            t.svg_text(root, "lv-tl-group", 400, y + 15, &group_label(lang, group));
+            let line = t.svg(root, "path", "lv-tl-sep");
+            t.attr(line, "d", &format!("M0,{}H{}", y, WIDTH - PAD_RIGHT));
             y += GROUP_H;
         }
         for row in &group.rows {
-            append(&root, &draw_row(doc, lang, prefix, &g, row, y));
+            draw_row(t, root, lang, prefix, &g, row, y);
             y += ROW_H;
         }
     }
 
-    // Refused steps: a guide through the rows, a mark on the band and the code, in levels so
-    // neighbouring codes do not overlap.
-    if !t.refused.is_empty() {
-        let band = svg_text(
-            doc,
+    // Refused steps: a guide through the rows, a mark on the band and the code.
+    if !model.refused.is_empty() {
+        t.svg_text(
+            root,
             "lv-tl-label lv-tl-band",
             400,
             y + 14,
             tl(lang, TlMsg::RefusedBand),
         );
-        append(&root, &band);
-        let mut level_ends: Vec<u64> = Vec::new();
-        let mut deepest = 0;
-        for (n, &(step, code)) in t.refused.iter().enumerate() {
+        for (n, &(step, code)) in model.refused.iter().enumerate() {
             let center = g.x(step) + col / 2;
-            let mark = svg(doc, "g", "lv-tl-refused");
-            attr(&mark, "data-refused-step", &step.to_string());
-            attr(&mark, "data-code", code);
-            let guide = svg(doc, "path", "lv-tl-guide");
-            attr(
-                &guide,
+            let mark = t.svg(root, "g", "lv-tl-refused");
+            t.attr(mark, "data-refused-step", &step.to_string());
+            t.attr(mark, "data-code", code);
+            let guide = t.svg(mark, "path", "lv-tl-guide");
+            t.attr(
+                guide,
                 "d",
                 &format!("M{},{}V{}", px(center), AXIS_H, rows_end),
             );
-            let cross = svg(doc, "path", "lv-tl-cross");
-            attr(
-                &cross,
-                "d",
-                &format!(
-                    "M{},{}l8,8m0,-8l-8,8",
-                    px(center.saturating_sub(400)),
-                    y + 6
-                ),
+            let cross = t.svg(mark, "path", "lv-tl-cross");
+            let d = format!(
+                "M{},{}l8,8m0,-8l-8,8",
+                px(center.saturating_sub(400)),
+                y + 6
             );
-            append(&mark, &guide);
-            append(&mark, &cross);
-            if n < MAX_CODE_LABELS {
-                let w = text_w(code) * 100 * 9 / 10;
-                let right_edge = (WIDTH - 2) * 100;
-                let start = center
-                    .saturating_sub(w / 2)
-                    .min(right_edge.saturating_sub(w));
-                let level = level_ends
-                    .iter()
-                    .position(|&end| end + 600 <= start)
-                    .unwrap_or(level_ends.len());
-                if level == level_ends.len() {
-                    level_ends.push(0);
-                }
-                if let Some(end) = level_ends.get_mut(level) {
-                    *end = start + w;
-                }
-                deepest = deepest.max(level as u64 + 1);
-                let label = svg_text(
-                    doc,
-                    "lv-tl-code",
-                    start,
-                    y + 28 + level as u64 * CODE_H,
-                    code,
-                );
-                append(&mark, &label);
+            t.attr(cross, "d", &d);
+            if let Some(&(start, level)) = code_at.get(n) {
+                t.svg_text(mark, "lv-tl-code", start, y + 28 + level * CODE_H, code);
             }
-            append(&root, &mark);
         }
-        y += 18 + deepest * CODE_H + 6;
     }
-    let height = y + 4;
 
     // The current step's column: hidden until a step is selected.
-    let marker = rect(
-        doc,
+    let marker = t.rect(
+        root,
         "lv-tl-current",
-        g.x(0),
-        20,
-        col.max(200),
-        rows_end - 20,
+        (g.x(0), 20),
+        (col.max(200), rows_end - 20),
     );
-    attr(&marker, "data-current-marker", "");
-    attr(&marker, "display", "none");
-    append(&root, &marker);
-
-    attr(&root, "width", &WIDTH.to_string());
-    attr(&root, "height", &height.to_string());
-    attr(&root, "viewBox", &format!("0 0 {WIDTH} {height}"));
-    root
+    t.attr(marker, "data-current-marker", "");
+    t.attr(marker, "display", "none");
 }
 
-fn draw_row(
-    doc: &Document,
-    lang: Lang,
-    prefix: &str,
-    g: &Geometry,
-    row: &Row,
-    top: u64,
-) -> Element {
-    let group = svg(doc, "g", "lv-tl-row");
-    attr(&group, "data-timeline-row", &row.id);
+fn draw_row(t: &mut Tree, parent: N, lang: Lang, prefix: &str, g: &Geometry, row: &Row, top: u64) {
+    let group = t.svg(parent, "g", "lv-tl-row");
+    t.attr(group, "data-timeline-row", &row.id);
     let kind = match row.kind {
         RowKind::Lane => "lane",
         RowKind::Reservation => "reservation",
     };
-    attr(&group, "data-row-kind", kind);
+    t.attr(group, "data-row-kind", kind);
     if let Some(queue) = row.queue {
-        attr(&group, "data-queue", queue);
+        t.attr(group, "data-queue", queue);
     }
     let class = if row.untouched {
         "lv-tl-label lv-tl-untouched"
     } else {
         "lv-tl-label"
     };
-    let label = svg_text(
-        doc,
-        class,
-        400,
-        top + 16,
-        &clip(&row_label(lang, row), g.label_w - 12),
-    );
-    append(&group, &label);
+    let label = clip(&row_label(lang, row), g.label_w - 12);
+    t.svg_text(group, class, 400, top + 16, &label);
     for segment in &row.segments {
         let x = g.x(segment.from);
         let mut w = g.x(segment.to + 1) - x;
@@ -701,13 +754,12 @@ fn draw_row(
             // A one-step run in a long record is still visible.
             w = w.max(100);
         }
+        let shape = t.shape(group, prefix, segment.state, (x, w), top);
+        t.attr(shape, "data-segment", "");
+        t.attr(shape, "data-state", segment.state.as_str());
+        t.attr(shape, "data-from", &segment.from.to_string());
+        t.attr(shape, "data-to", &segment.to.to_string());
         let look = segment.state.look();
-        let shape = shape(doc, prefix, segment.state, x, w, top);
-        attr(&shape, "data-segment", "");
-        attr(&shape, "data-state", segment.state.as_str());
-        attr(&shape, "data-from", &segment.from.to_string());
-        attr(&shape, "data-to", &segment.to.to_string());
-        append(&group, &shape);
         if let Some(run) = segment.run
             && matches!(look.bar, Bar::Full)
             && (text_w(run) + 10) * 100 <= w
@@ -717,22 +769,21 @@ fn draw_row(
                 Fill::Class(_) => "lv-tl-runlabel",
                 Fill::Pattern(_) => "lv-tl-runlabel lv-tl-halo",
             };
-            append(&group, &svg_text(doc, class, x + 500, top + 16, run));
+            t.svg_text(group, class, x + 500, top + 16, run);
         }
     }
-    group
 }
 
 /// The legend, in the viewer's language: the states this record can show, and the marks.
-fn legend(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
-    let wrap = el(doc, "div", "lv-tl-legend", None);
-    attr(&wrap, "role", "group");
-    attr(&wrap, "aria-label", tl(lang, TlMsg::Legend));
+fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline) {
+    let wrap = t.el(parent, "div", "lv-tl-legend");
+    t.attr(wrap, "role", "group");
+    t.attr(wrap, "aria-label", tl(lang, TlMsg::Legend));
     let mut lines: Vec<(TlMsg, Vec<State>)> = vec![(
         TlMsg::LegendLanes,
         vec![State::Idle, State::Running, State::StopRequested],
     )];
-    if t.groups.len() > 1 {
+    if model.groups.len() > 1 {
         lines.push((
             TlMsg::LegendReservations,
             ReservationState::ALL
@@ -742,38 +793,28 @@ fn legend(doc: &Document, lang: Lang, t: &Timeline, prefix: &str) -> Element {
         ));
     }
     for (head, states) in lines {
-        let list = el(doc, "ul", "lv-tl-keys", None);
-        append(
-            &list,
-            &el(doc, "li", "lv-tl-key-head", Some(tl(lang, head))),
-        );
+        let list = t.el(wrap, "ul", "lv-tl-keys");
+        let h = t.el(list, "li", "lv-tl-key-head");
+        t.text(h, tl(lang, head));
         for state in states {
-            let item = el(doc, "li", "lv-tl-key", None);
-            attr(&item, "data-legend", state.as_str());
-            let swatch = svg(doc, "svg", "lv-tl-swatch");
-            attr(&swatch, "width", "28");
-            attr(&swatch, "height", "24");
-            attr(&swatch, "aria-hidden", "true");
-            append(&swatch, &shape(doc, prefix, state, 100, 2_600, 0));
-            append(&item, &swatch);
-            append(&item, &el(doc, "span", "", Some(state.name(lang))));
-            append(&list, &item);
+            let item = t.el(list, "li", "lv-tl-key");
+            t.attr(item, "data-legend", state.as_str());
+            // A CSS swatch (same bar and pattern as the drawing): no SVG root per key.
+            let swatch = format!("lv-tl-sw lv-tl-sw-{}", state.as_str());
+            t.el(item, "span", &swatch);
+            t.text(item, state.name(lang));
         }
-        append(&wrap, &list);
     }
-    let marks = el(doc, "ul", "lv-tl-keys", None);
+    let marks = t.el(wrap, "ul", "lv-tl-keys");
     let mut keys = vec![(TlMsg::CurrentMark, "lv-tl-key lv-tl-key-current")];
-    if !t.refused.is_empty() {
+    if !model.refused.is_empty() {
         keys.push((TlMsg::RefusedMark, "lv-tl-key lv-tl-key-refused"));
     }
     for (msg, class) in keys {
-        let item = el(doc, "li", class, None);
-        append(&item, &el(doc, "span", "lv-tl-mark", None));
-        append(&item, &el(doc, "span", "", Some(tl(lang, msg))));
-        append(&marks, &item);
+        let item = t.el(marks, "li", class);
+        t.el(item, "span", "lv-tl-mark");
+        t.text(item, tl(lang, msg));
     }
-    append(&wrap, &marks);
-    wrap
 }
 
 /// Rows beyond this many spans are summarised in the text alternative.
