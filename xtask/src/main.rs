@@ -5,6 +5,7 @@
 mod browser;
 mod dist;
 mod fixtures;
+mod postgres;
 mod serve;
 mod size;
 mod tools;
@@ -25,10 +26,12 @@ tasks:
   dist              write the static site to target/dist/ (with SHA256SUMS)
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
   bench             browser benchmarks in headless Chromium (mount, switch, large records)
+  pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
   help              this text
 
 Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli at the
-pinned version (into target/tools/), Chromium and ChromeDriver (apt-get, when run as root).
+pinned version (into target/tools/), Chromium and ChromeDriver, PostgreSQL (apt-get, when run
+as root).
 ";
 
 fn main() -> ExitCode {
@@ -44,6 +47,9 @@ fn main() -> ExitCode {
         ["dist"] => dist::dist().map(|_| ()),
         ["size"] => size::size(),
         ["bench"] => bench(),
+        ["pg-bench"] => {
+            postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
+        }
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
@@ -93,8 +99,8 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    step("native tests (cargo test --workspace)");
-    cargo(&root, &["test", "--workspace"])?;
+    step("native tests (cargo test --workspace), with a throwaway PostgreSQL for project-lanes-pg");
+    postgres::with_cluster(&root, &["test", "--workspace"])?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,
