@@ -23,6 +23,30 @@
 //! # Ok::<(), project_lanes_pg::PgError>(())
 //! ```
 //!
+//! With the dispatcher (the README's example):
+//!
+//! ```no_run
+//! use project_lanes::Outcome;
+//! use project_lanes_pg::{PgDispatcher, PgLanes};
+//!
+//! fn main() -> Result<(), project_lanes_pg::PgError> {
+//!     // A libpq connection string or URL; the second argument is the schema holding the lanes.
+//!     let url = "host=/run/postgresql user=app dbname=app"; // or postgresql://app@db.example/app
+//!     let lanes = PgLanes::connect(url, "lanes")?;
+//!     let lease = lanes.claim("docs", "nightly-7")?; // PROJECT_BUSY in every other process now
+//!     println!("generation {}", lease.generation());
+//!     lanes.release(&lease, Outcome::Succeeded)?;
+//!
+//!     let mut d = PgDispatcher::connect(url, "lanes", &["general", "delivery"])?; // runs recover
+//!     let id = d.enqueue("general", "docs", "gen-1")?;
+//!     if let Some(job) = d.dispatch("general")? {
+//!         d.finish(job.reservation, Outcome::Succeeded)?; // then save the final state…
+//!         d.persisted(id, true)?; // …and only then is the lane released
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
 //! ## What this crate is not
 //!
 //! - **Not an executor**, like the core: it records who holds what; it runs nothing.
