@@ -9,6 +9,7 @@ mod serve;
 mod size;
 mod tools;
 mod util;
+mod wasm_core;
 
 use std::process::ExitCode;
 
@@ -95,6 +96,7 @@ fn test() -> Result<()> {
     )?;
     step("native tests (cargo test --workspace)");
     cargo(&root, &["test", "--workspace"])?;
+    wasm_core::core_tests_on_wasm32()?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,
