@@ -33,7 +33,7 @@
 //! let scenario = Scenario::parse("tiny.toml".as_ref(), text).unwrap();
 //! let error = scenario.record().unwrap_err();
 //! assert!(error.to_string().starts_with(
-//!     "tiny.toml:16:9: lease handle \"L2\" was never issued by an earlier step (issued so far: L1)"
+//!     "tiny.toml:17:9: lease handle \"L2\" was never issued by an earlier step (issued so far: L1)"
 //! ), "{error}");
 //! ```
 
@@ -338,7 +338,10 @@ impl Scenario {
             self.check_fields(step)?;
         }
         fn names(list: &Spanned<Vec<Spanned<String>>>) -> Vec<&str> {
-            list.get_ref().iter().map(|s| s.get_ref().as_str()).collect()
+            list.get_ref()
+                .iter()
+                .map(|s| s.get_ref().as_str())
+                .collect()
         }
         let projects = names(&def.projects);
         let (title, summary) = (def.title.get_ref().text(), def.summary.get_ref().text());
