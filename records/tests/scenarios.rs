@@ -364,7 +364,10 @@ fn an_unknown_field_is_refused_where_it_is_written() {
         "19:9: `claim` takes no `lease` (it takes `project`, `run`)",
     );
     let text = busy().replacen("run = \"nightly-101\"\n", "", 1);
-    refused(&text, "16:6: `claim` needs `run` (it takes `project`, `run`)");
+    refused(
+        &text,
+        "16:6: `claim` needs `run` (it takes `project`, `run`)",
+    );
 }
 
 #[test]
@@ -416,6 +419,10 @@ fn a_record_id_or_project_list_that_breaks_the_label_rule_is_refused() {
             1,
         ),
         "17:11: claims \"docs\", the project this record leaves untouched",
+    );
+    refused(
+        &busy().replacen("project = \"docs\"", "project = \"billing\"", 1),
+        "17:11: \"billing\" is not one of `projects`",
     );
     refused(
         &gate().replacen(
