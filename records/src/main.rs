@@ -148,7 +148,8 @@ fn index(args: &[&str]) -> ExitCode {
         .ok()
         .and_then(|v| v["records"].as_array().map(Vec::len))
         .unwrap_or_default();
-    println!("wrote {} ({count} records)", dir.join(INDEX_FILE).display());
+    let noun = if count == 1 { "record" } else { "records" };
+    println!("wrote {} ({count} {noun})", dir.join(INDEX_FILE).display());
     ExitCode::SUCCESS
 }
 

@@ -111,7 +111,7 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("wrote my-docs/records/index.json (1 records)"),
+        stdout.contains("wrote my-docs/records/index.json (1 record)"),
         "{stdout}"
     );
 
@@ -146,6 +146,14 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
     published.sort();
     assert_eq!(published, ["deploy-waits.json", "index.json"]);
 
+    // `my-docs/` is the site to publish, and only that.
+    let mut site: Vec<String> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    site.sort();
+    assert_eq!(site, ["index.html", "pkg", "records", "viewer.css"]);
+
     // The page finds the viewer, its stylesheet and the index where they were copied.
     let page = std::fs::read_to_string(docs.join("index.html")).unwrap();
     for (reference, file) in [
@@ -160,12 +168,12 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
 
     // The error shown for a mistake is the one the command prints.
     let shown = blocks(&section, "text").concat();
-    let scenario = docs.join("scenarios/deploy-waits.toml");
+    let scenario = clone.path().join("my-scenarios/deploy-waits.toml");
     let text = std::fs::read_to_string(&scenario).unwrap();
     let (before, after) = text.rsplit_once("lease = \"L2\"").unwrap();
     std::fs::write(&scenario, format!("{before}lease = \"L3\"{after}")).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_lane-records"))
-        .args(["run", "my-docs/scenarios/deploy-waits.toml"])
+        .args(["run", "my-scenarios/deploy-waits.toml"])
         .args(["--out", "my-docs/records"])
         .current_dir(clone.path())
         .output()
