@@ -218,8 +218,12 @@ struct Found {
 
 /// Reads every record in `dir` (every `*.json` but `index.json`), replays each on the core, and
 /// returns `index.json` for them: in the order of `order` (record ids; every record in the
-/// folder listed once) or else by file name. Any problem fails the whole index.
-pub fn index_dir(dir: &Path, order: Option<&[String]>) -> Result<OutputFile, Problems> {
+/// folder listed once) or else by file name. JSON Schemas (a top-level `$schema`) are skipped
+/// and returned as such; any other file that is not a good record fails the whole index.
+pub fn index_dir(
+    dir: &Path,
+    order: Option<&[String]>,
+) -> Result<(OutputFile, Vec<PathBuf>), Problems> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Problems(vec![format!("cannot read {}: {e}", dir.display())]))?;
     let mut paths: Vec<PathBuf> = entries
@@ -230,10 +234,15 @@ pub fn index_dir(dir: &Path, order: Option<&[String]>) -> Result<OutputFile, Pro
     paths.sort();
     let mut problems = Vec::new();
     let mut found: Vec<Found> = Vec::new();
+    let mut skipped = Vec::new();
     for path in &paths {
         let read = read_record_bytes(path).and_then(|bytes| Ok((parse_record(&bytes)?, bytes)));
         let (record, bytes) = match read {
             Ok(read) => read,
+            Err(_) if is_json_schema(path) => {
+                skipped.push(path.clone());
+                continue;
+            }
             Err(e) => {
                 problems.push(format!("{}: {e}", path.display()));
                 continue;
@@ -298,7 +307,17 @@ pub fn index_dir(dir: &Path, order: Option<&[String]>) -> Result<OutputFile, Pro
         return Err(Problems(problems));
     }
     let pairs: Vec<(&Record, &OutputFile)> = found.iter().map(|f| (&f.record, &f.file)).collect();
-    index_of(&pairs).map_err(|e| Problems(vec![format!("{}: {e}", dir.join(INDEX_FILE).display())]))
+    let index = index_of(&pairs)
+        .map_err(|e| Problems(vec![format!("{}: {e}", dir.join(INDEX_FILE).display())]))?;
+    Ok((index, skipped))
+}
+
+/// Whether the file is a JSON Schema (such as `schema.json` beside the bundled records).
+fn is_json_schema(path: &Path) -> bool {
+    read_record_bytes(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|value| value.get("$schema").is_some())
 }
 
 fn list_ids<'a>(found: impl Iterator<Item = &'a Found>) -> String {

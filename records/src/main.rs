@@ -18,7 +18,7 @@ usage:
         (default: next to its scenario file)
   lane-records index DIR [--order ID,ID,...]
         write DIR/index.json for the records in DIR, with their titles and SHA-256;
-        in the order given, else by file name
+        in the order given (every record once), else by file name
   lane-records replay FILE...
         replay record files on the core; report the first mismatching step of each
   lane-records                 regenerate the bundled records (records/scenarios/*.toml)
@@ -29,10 +29,10 @@ usage:
 Nothing is written unless every file is good; errors name the file, line and column.
 
 examples:
-  lane-records run my-docs/records/deploy-waits.toml
-  lane-records run scenarios/*.toml --out site/records
-  lane-records index site/records --order deploy-waits,busy-docs
-  lane-records replay site/records/deploy-waits.json
+  lane-records run my-scenarios/deploy-waits.toml --out my-docs/records
+  lane-records run my-scenarios/*.toml --out my-docs/records
+  lane-records index my-docs/records --order deploy-waits,busy-docs
+  lane-records replay my-docs/records/deploy-waits.json
 
 The scenario format is described in records/README.md (and records/scenario.schema.json).
 ";
@@ -131,8 +131,8 @@ fn index(args: &[&str]) -> ExitCode {
             .collect()
     });
     let dir = Path::new(dir);
-    let index = match index_dir(dir, order.as_deref()) {
-        Ok(index) => index,
+    let (index, skipped) = match index_dir(dir, order.as_deref()) {
+        Ok(indexed) => indexed,
         Err(problems) => {
             eprintln!("{problems}");
             return fail(&format!(
@@ -148,6 +148,9 @@ fn index(args: &[&str]) -> ExitCode {
         .ok()
         .and_then(|v| v["records"].as_array().map(Vec::len))
         .unwrap_or_default();
+    for path in skipped {
+        println!("skipped {} (a JSON Schema, not a record)", path.display());
+    }
     let noun = if count == 1 { "record" } else { "records" };
     println!("wrote {} ({count} {noun})", dir.join(INDEX_FILE).display());
     ExitCode::SUCCESS

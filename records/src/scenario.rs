@@ -545,16 +545,23 @@ fn located(file: &Path, text: &str, span: Range<usize>, message: String) -> Scen
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let line = text[..start].matches('\n').count() + 1;
     let column = text[line_start..start].chars().count() + 1;
-    let source_line: String = text[line_start..line_end]
+    // A long line is shown around the column, so the caret stays under it.
+    let skip = column.saturating_sub(100);
+    let shown: String = text[line_start..line_end]
         .trim_end_matches('\r')
         .chars()
-        .take(200)
+        .skip(skip)
+        .take(160)
         .collect();
+    let (prefix, caret) = match skip {
+        0 => ("", column - 1),
+        _ => ("…", column - skip),
+    };
     let gutter = line.to_string();
     let excerpt = format!(
-        "{gutter} | {source_line}\n{} | {}^",
+        "{gutter} | {prefix}{shown}\n{} | {}^",
         " ".repeat(gutter.len()),
-        " ".repeat(column - 1)
+        " ".repeat(caret)
     );
     ScenarioError {
         file: file.to_path_buf(),

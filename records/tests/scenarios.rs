@@ -114,13 +114,25 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
             "{name}: `run` writes the committed bytes"
         );
     }
-    // Indexing that folder in the bundled order gives the committed index, byte for byte.
-    lane_records()
+    // Indexing that folder in the bundled order gives the committed index, byte for byte; the
+    // JSON Schemas that sit beside the bundled records are skipped, and said so.
+    for schema in ["schema.json", "scenario.schema.json"] {
+        std::fs::copy(records_dir().join(schema), out.path().join(schema)).unwrap();
+    }
+    let output = lane_records()
         .arg("index")
         .arg(out.path())
         .args(["--order", &IDS.join(",")])
-        .assert()
-        .success();
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("schema.json (a JSON Schema, not a record)")
+            && stdout.contains("scenario.schema.json (a JSON Schema, not a record)")
+            && stdout.contains("(8 records)"),
+        "{stdout}"
+    );
     assert_eq!(
         std::fs::read(out.path().join(INDEX_FILE)).unwrap(),
         std::fs::read(records_dir().join(INDEX_FILE)).unwrap()
@@ -290,7 +302,7 @@ fn help_describes_every_command_with_examples() {
         "lane-records replay FILE...",
         "lane-records --check",
         "examples:",
-        "lane-records run my-docs/records/deploy-waits.toml",
+        "lane-records run my-scenarios/deploy-waits.toml --out my-docs/records",
     ] {
         assert!(help.contains(needle), "{needle:?} missing from:\n{help}");
     }
