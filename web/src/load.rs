@@ -280,12 +280,45 @@ pub fn parse_json(text: &str) -> Result<JsValue, LoadError> {
         ));
     }
     JSON::parse(text).map_err(|e| {
-        let detail = js_sys::Error::from(e)
+        let mut detail = js_sys::Error::from(e)
             .message()
             .as_string()
             .unwrap_or_default();
+        // Browsers name the offset ("at position 14"); people want the line and column.
+        if !detail.contains("line")
+            && let Some(at) = detail.find("position ")
+        {
+            let digits: String = detail
+                .get(at + 9..)
+                .unwrap_or_default()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(position) = digits.parse::<usize>() {
+                let (line, column) = line_and_column(text, position);
+                detail.push_str(&format!(" (line {line}, column {column})"));
+            }
+        }
         LoadError::new(ViewerError::InvalidJson, detail)
     })
+}
+
+/// Line and column (from 1) of a UTF-16 offset, as JavaScript counts positions.
+fn line_and_column(text: &str, position: usize) -> (usize, usize) {
+    let (mut line, mut column, mut at) = (1, 1, 0);
+    for c in text.chars() {
+        if at >= position {
+            break;
+        }
+        at += c.len_utf16();
+        if c == '\n' {
+            line += 1;
+            column = 1;
+        } else {
+            column += 1;
+        }
+    }
+    (line, column)
 }
 
 /// The `format` of a parsed file, if it has one.

@@ -88,7 +88,14 @@ fn build(suite: Suite) -> Result<Vec<PathBuf>> {
         .args(["test", "-p", "lane-viewer-tests", "--target", WASM_TARGET])
         .args(["--no-run", "--message-format=json-render-diagnostics"]);
     match suite {
-        Suite::Tests => command.args(["--test", "viewer"]),
+        Suite::Tests => command.args([
+            "--test",
+            "viewer",
+            "--test",
+            "hardening",
+            "--test",
+            "open_verify",
+        ]),
         Suite::Bench => command.args(["--release", "--features", "bench", "--test", "bench"]),
     };
     let output = command.stderr(Stdio::inherit()).output()?;
