@@ -286,22 +286,19 @@ async fn page_calls_made_while_the_viewer_rebuilds_take_effect() {
     assert_eq!(attr(&root, "lang").as_deref(), Some("ja"));
 
     // destroy() from such a handler takes effect too.
+    one(&root, "details.lv-raw")
+        .set_attribute("open", "")
+        .unwrap();
+    one(&root, ".lv-json")
+        .unchecked_ref::<web_sys::HtmlElement>()
+        .focus()
+        .unwrap();
     let on_focusout = {
         let viewer = viewer.clone();
         Closure::<dyn FnMut()>::new(move || viewer.destroy())
     };
     host.add_event_listener_with_callback("focusout", on_focusout.as_ref().unchecked_ref())
         .unwrap();
-    let panel = one(&root, "[role=tabpanel]");
-    panel
-        .unchecked_ref::<web_sys::HtmlElement>()
-        .focus()
-        .unwrap();
-    let raw = one(&root, ".lv-json");
-    one(&root, "details.lv-raw")
-        .set_attribute("open", "")
-        .unwrap();
-    raw.unchecked_ref::<web_sys::HtmlElement>().focus().unwrap();
     assert!(viewer.set_lang("en"));
     assert!(
         maybe(&host, "[data-lane-viewer]").is_none(),

@@ -84,7 +84,10 @@ async fn a_tampered_record_with_a_recomputed_hash_shows_replay_mismatch_at_its_s
         assert_eq!(marked.len(), 1);
         assert_eq!(attr(&marked[0], "data-step").as_deref(), Some("6"));
         let line = one(&root, ".lv-verification");
-        assert_eq!(error_codes(&line), ["REPLAY_MISMATCH"]);
+        assert_eq!(
+            attr(&line, "data-viewer-error").as_deref(),
+            Some("REPLAY_MISMATCH")
+        );
         let words = text(&line);
         assert!(words.contains(head), "{words}");
         assert!(words.contains("LEASE_NOT_CURRENT"), "{words}");
@@ -153,10 +156,15 @@ async fn an_index_opened_with_some_of_its_records_says_which_are_missing() {
     let root = m.root();
     let index = fetch_text("records/index.json").await;
     let busy = fetch_text("records/busy-project.json").await;
+    let stale = fetch_text("records/stale-release.json").await;
     drop_files(
         &root,
-        vec!["index.json".into(), "busy-project.json".into()],
-        vec![s(&index), s(&busy)],
+        vec![
+            "index.json".into(),
+            "busy-project.json".into(),
+            "stale-release.json".into(),
+        ],
+        vec![s(&index), s(&busy), s(&stale)],
     );
     assert!(eventually(|| m.viewer.selected().as_deref() == Some("independent-claims")).await);
     // busy-project came with the index: it opens and verifies.

@@ -52,6 +52,9 @@ struct Options {
     open: Option<bool>,
 }
 
+/// The fields of [`Options`].
+const OPTION_NAMES: [&str; 5] = ["src", "lang", "record", "hash", "open"];
+
 /// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
 /// until `destroy`); `destroy` removes it.
 #[wasm_bindgen]
@@ -138,6 +141,18 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     let options: Options = if options.is_undefined() || options.is_null() {
         Options::default()
     } else {
+        // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
+        if let Some(object) = options.dyn_ref::<js_sys::Object>() {
+            for key in js_sys::Object::keys(object).iter() {
+                let key = key.as_string().unwrap_or_default();
+                if !OPTION_NAMES.contains(&key.as_str()) {
+                    return Err(js_sys::TypeError::new(&format!(
+                        "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`"
+                    ))
+                    .into());
+                }
+            }
+        }
         serde_wasm_bindgen::from_value(options)
             .map_err(|e| js_sys::TypeError::new(&format!("lane-viewer options: {e}")))?
     };

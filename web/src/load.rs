@@ -7,7 +7,6 @@
 //! body without one stops being read at the limit, so a huge or endless file never reaches wasm
 //! memory whole.
 
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use js_sys::{Array, JSON, Reflect, Uint8Array};
@@ -180,14 +179,14 @@ pub fn read_index(value: JsValue) -> Result<Index, LoadError> {
     }
     let index: Index = serde_wasm_bindgen::from_value(value)
         .map_err(|e| LoadError::new(ViewerError::InvalidIndex, e.to_string()))?;
-    let mut seen = HashSet::with_capacity(index.records.len());
-    for (i, entry) in index.records.iter().enumerate() {
-        if !seen.insert(entry.id.as_str()) {
-            return Err(LoadError::new(
-                ViewerError::InvalidIndex,
-                format!("records[{i}].id: \"{}\" is listed twice", entry.id),
-            ));
-        }
+    // Sorted ids: n log n, and no hash table in the wasm.
+    let mut ids: Vec<&str> = index.records.iter().map(|e| e.id.as_str()).collect();
+    ids.sort_unstable();
+    if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
+        return Err(LoadError::new(
+            ViewerError::InvalidIndex,
+            format!("records: the id \"{twice}\" is listed twice"),
+        ));
     }
     Ok(index)
 }
@@ -284,33 +283,22 @@ pub fn parse_json(text: &str) -> Result<JsValue, LoadError> {
             .message()
             .as_string()
             .unwrap_or_default();
-        // Browsers name the offset ("at position 14"); people want the line and column.
-        if !detail.contains("line")
-            && let Some(at) = detail.find("position ")
-        {
-            let digits: String = detail
-                .get(at + 9..)
-                .unwrap_or_default()
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if let Ok(position) = digits.parse::<usize>() {
-                let (line, column) = line_and_column(text, position);
-                detail.push_str(&format!(" (line {line}, column {column})"));
-            }
+        // Browsers word this differently and not all name a place: say the line and column.
+        if !detail.contains("line") {
+            let (line, column) = line_and_column(text, syntax_error_at(text.as_bytes()));
+            detail.push_str(&format!(" (line {line}, column {column})"));
         }
         LoadError::new(ViewerError::InvalidJson, detail)
     })
 }
 
-/// Line and column (from 1) of a UTF-16 offset, as JavaScript counts positions.
+/// Line and column (from 1, in characters) of a byte offset.
 fn line_and_column(text: &str, position: usize) -> (usize, usize) {
-    let (mut line, mut column, mut at) = (1, 1, 0);
-    for c in text.chars() {
+    let (mut line, mut column) = (1, 1);
+    for (at, c) in text.char_indices() {
         if at >= position {
             break;
         }
-        at += c.len_utf16();
         if c == '\n' {
             line += 1;
             column = 1;
@@ -319,6 +307,124 @@ fn line_and_column(text: &str, position: usize) -> (usize, usize) {
         }
     }
     (line, column)
+}
+
+/// The byte offset of the first JSON syntax error in `text` (which `JSON.parse` refused), for
+/// the error message only: the parsing itself is the browser's.
+fn syntax_error_at(text: &[u8]) -> usize {
+    let mut at = 0;
+    match json_value(text, &mut at) {
+        Ok(()) => {
+            skip_space(text, &mut at);
+            at
+        }
+        Err(at) => at,
+    }
+}
+
+fn skip_space(text: &[u8], at: &mut usize) {
+    while matches!(text.get(*at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        *at += 1;
+    }
+}
+
+/// Scans one JSON value; `Err(offset)` where it stops being JSON.
+fn json_value(text: &[u8], at: &mut usize) -> Result<(), usize> {
+    skip_space(text, at);
+    let expect = |at: &mut usize, c: u8| {
+        skip_space(text, at);
+        if text.get(*at) == Some(&c) {
+            *at += 1;
+            Ok(())
+        } else {
+            Err(*at)
+        }
+    };
+    match text.get(*at) {
+        Some(b'{') => {
+            *at += 1;
+            skip_space(text, at);
+            if text.get(*at) == Some(&b'}') {
+                *at += 1;
+                return Ok(());
+            }
+            loop {
+                skip_space(text, at);
+                if text.get(*at) != Some(&b'"') {
+                    return Err(*at);
+                }
+                json_value(text, at)?;
+                expect(at, b':')?;
+                json_value(text, at)?;
+                skip_space(text, at);
+                match text.get(*at) {
+                    Some(b',') => *at += 1,
+                    Some(b'}') => {
+                        *at += 1;
+                        return Ok(());
+                    }
+                    _ => return Err(*at),
+                }
+            }
+        }
+        Some(b'[') => {
+            *at += 1;
+            skip_space(text, at);
+            if text.get(*at) == Some(&b']') {
+                *at += 1;
+                return Ok(());
+            }
+            loop {
+                json_value(text, at)?;
+                skip_space(text, at);
+                match text.get(*at) {
+                    Some(b',') => *at += 1,
+                    Some(b']') => {
+                        *at += 1;
+                        return Ok(());
+                    }
+                    _ => return Err(*at),
+                }
+            }
+        }
+        Some(b'"') => {
+            *at += 1;
+            loop {
+                match text.get(*at) {
+                    Some(b'"') => {
+                        *at += 1;
+                        return Ok(());
+                    }
+                    Some(b'\\') => *at += 2,
+                    Some(c) if *c >= 0x20 => *at += 1,
+                    _ => return Err(*at),
+                }
+            }
+        }
+        Some(b't') => literal(text, at, b"true"),
+        Some(b'f') => literal(text, at, b"false"),
+        Some(b'n') => literal(text, at, b"null"),
+        Some(b'-' | b'0'..=b'9') => {
+            let start = *at;
+            while matches!(
+                text.get(*at),
+                Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+            ) {
+                *at += 1;
+            }
+            if *at == start { Err(start) } else { Ok(()) }
+        }
+        _ => Err(*at),
+    }
+}
+
+fn literal(text: &[u8], at: &mut usize, word: &[u8]) -> Result<(), usize> {
+    if text.get(*at..*at + word.len()) == Some(word) {
+        *at += word.len();
+        Ok(())
+    } else {
+        Err(*at)
+    }
 }
 
 /// The `format` of a parsed file, if it has one.
@@ -474,75 +580,83 @@ pub struct Opened {
 /// it lists from among the files opened with it (by file name, hash checked), and says which
 /// are missing. Nothing is fetched.
 pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
-    // Parse each file once; indexes first need the records' bytes by name.
-    let by_name: HashMap<&str, &[u8]> = files
+    let by_name = |name: &str| {
+        files
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.bytes.as_ref().ok())
+    };
+    // Parse each file once.
+    let parsed: Vec<Parsed> = files
         .iter()
-        .filter_map(|f| Some((f.name.as_str(), f.bytes.as_ref().ok()?.as_slice())))
+        .map(|file| {
+            (
+                file,
+                file.bytes
+                    .as_deref()
+                    .map_err(Clone::clone)
+                    .and_then(parse_any),
+            )
+        })
         .collect();
-    let mut used_by_index: HashSet<String> = HashSet::new();
-    let mut entries = Vec::new();
-    let mut records = Vec::new();
-    for file in &files {
-        let parsed = file.bytes.clone().and_then(|bytes| {
-            if bytes.len() as u64 > MAX_RECORD_BYTES {
-                return Err(too_large(ViewerError::RecordTooLarge, bytes.len() as u64));
+    // The indexes among them, and every file they name: a named file is read as a record
+    // (even if it is an index: then it is refused as one where a record was expected).
+    let mut indexes = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    for (file, parsed) in &parsed {
+        if let Ok((value, _)) = parsed
+            && format_of(value).as_deref() == Some(INDEX_FORMAT)
+        {
+            let index = check_header(value, INDEX_FORMAT).and_then(|()| read_index(value.clone()));
+            if let Ok(index) = &index {
+                named.extend(index.records.iter().map(|e| e.file.clone()));
             }
-            let text = String::from_utf8(bytes).map_err(|e| {
-                LoadError::new(
-                    ViewerError::InvalidJson,
-                    format!(
-                        "not UTF-8 text (invalid bytes at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                )
-            })?;
-            let value = parse_json(&text)?;
-            Ok((value, text))
-        });
-        match parsed {
-            Ok((value, _)) if format_of(&value).as_deref() == Some(INDEX_FORMAT) => {
-                match check_header(&value, INDEX_FORMAT).and_then(|()| read_index(value)) {
-                    Ok(index) => {
-                        for entry in &index.records {
-                            used_by_index.insert(entry.file.clone());
-                            let content = match (
-                                entry_error(entry),
-                                by_name.get(entry.file.as_str()),
-                            ) {
-                                (Some(error), _) => Err(error),
-                                (None, Some(bytes)) => {
-                                    read_record(bytes, Some(&entry.sha256), Some(&entry.id))
-                                }
-                                (None, None) => Err(LoadError::new(
-                                    ViewerError::RecordUnavailable,
-                                    format!(
-                                        "{} lists {}, which was not opened with it: open or drop both files together",
-                                        file.name, entry.file
-                                    ),
-                                )),
-                            };
-                            entries.push(Entry {
-                                id: entry.id.to_string(),
-                                title: entry.title.clone(),
-                                file: entry.file.clone(),
-                                url: None,
-                                opened: true,
-                                content: content.map(Rc::new),
-                            });
-                        }
-                    }
-                    Err(error) => entries.push(failed(&file.name, error)),
-                }
-            }
-            Ok(pair) => records.push((file, Ok(pair))),
-            Err(error) => records.push((file, Err(error))),
+            indexes.push((*file, index));
         }
     }
-    for (file, parsed) in records {
-        if used_by_index.contains(&file.name) {
+    let mut entries = Vec::new();
+    for (file, index) in indexes {
+        if named.contains(&file.name) {
+            continue;
+        }
+        let index = match index {
+            Ok(index) => index,
+            Err(error) => {
+                entries.push(failed(&file.name, error));
+                continue;
+            }
+        };
+        for entry in &index.records {
+            let content = match (entry_error(entry), by_name(&entry.file)) {
+                (Some(error), _) => Err(error),
+                (None, Some(bytes)) => read_record(bytes, Some(&entry.sha256), Some(&entry.id)),
+                (None, None) => Err(LoadError::new(
+                    ViewerError::RecordUnavailable,
+                    format!(
+                        "{} lists {}, which was not opened with it: open or drop both files together",
+                        file.name, entry.file
+                    ),
+                )),
+            };
+            entries.push(Entry {
+                id: entry.id.to_string(),
+                title: entry.title.clone(),
+                file: entry.file.clone(),
+                url: None,
+                opened: true,
+                content: content.map(Rc::new),
+            });
+        }
+    }
+    for (file, parsed) in parsed {
+        if named.contains(&file.name) {
             continue;
         }
         let content = parsed.and_then(|(value, raw)| {
+            if format_of(&value).as_deref() == Some(INDEX_FORMAT) {
+                // Read above, as an index.
+                return Err(LoadError::new(ViewerError::InvalidIndex, ""));
+            }
             check_header(&value, FORMAT)?;
             record_from(value, raw, None)
         });
@@ -555,10 +669,34 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 opened: true,
                 content: Ok(Rc::new(loaded)),
             },
+            Err(error) if error.kind == ViewerError::InvalidIndex && error.detail.is_empty() => {
+                continue;
+            }
             Err(error) => failed(&file.name, error),
         });
     }
     entries
+}
+
+/// An opened file and its parsed JSON (with its text).
+type Parsed<'a> = (&'a Opened, Result<(JsValue, String), LoadError>);
+
+/// Parses an opened file of any format (size, UTF-8 and JSON checked).
+fn parse_any(bytes: &[u8]) -> Result<(JsValue, String), LoadError> {
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(too_large(ViewerError::RecordTooLarge, bytes.len() as u64));
+    }
+    let text = String::from_utf8(bytes.to_vec()).map_err(|e| {
+        LoadError::new(
+            ViewerError::InvalidJson,
+            format!(
+                "not UTF-8 text (invalid bytes at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })?;
+    let value = parse_json(&text)?;
+    Ok((value, text))
 }
 
 /// An entry for an opened file that could not be read: it is named by its file name.
@@ -582,4 +720,35 @@ fn describe(value: &JsValue) -> String {
         .and_then(|e| e.message().as_string())
         .or_else(|| value.as_string())
         .unwrap_or_else(|| "unknown error".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_errors_are_located_by_line_and_column() {
+        let text = "{\n  \"format\": }";
+        assert_eq!(
+            line_and_column(text, syntax_error_at(text.as_bytes())),
+            (2, 13)
+        );
+        assert_eq!(syntax_error_at(b"[1, 2"), 5);
+        assert_eq!(syntax_error_at(b"{} x"), 3);
+        assert_eq!(syntax_error_at(b"\"a\\\"b\" ,"), 7);
+    }
+
+    #[test]
+    fn only_plain_json_file_names_stay_in_the_index_folder() {
+        assert!(plain_file_name("busy-project.json"));
+        for bad in [
+            "../x.json",
+            "a/b.json",
+            "x.txt",
+            ".json",
+            "https://h/x.json",
+        ] {
+            assert!(!plain_file_name(bad), "{bad}");
+        }
+    }
 }
