@@ -21,6 +21,10 @@ static NEXT_MANAGER: AtomicU64 = AtomicU64::new(1);
 /// `ProjectLanes` is `Send + Sync`: share it with `Arc`. Each operation takes one short lock on the
 /// shard its project hashes to and never waits, allocates much, or calls user code under it.
 ///
+/// Every claim gets a [fencing generation](Lease::generation) that only grows per project, so a
+/// project's lane is remembered (a label and a counter) from its first claim for as long as the
+/// `ProjectLanes` lives, busy or idle.
+///
 /// ```
 /// use project_lanes::{LaneError, Outcome, ProjectLanes};
 ///
@@ -57,7 +61,7 @@ pub struct ProjectLanes {
 /// A lease cannot be fabricated or duplicated outside this crate:
 ///
 /// ```compile_fail
-/// let forged = project_lanes::Lease { manager: 1, token: 1, hash: 0, project: todo!(), run: todo!() };
+/// let forged = project_lanes::Lease { manager: 1, token: 1, generation: 1, hash: 0, project: todo!(), run: todo!() };
 /// ```
 ///
 /// ```compile_fail
@@ -68,6 +72,7 @@ pub struct ProjectLanes {
 pub struct Lease {
     manager: u64,
     token: u64,
+    generation: u64,
     /// The project's hash under the issuing manager's hasher, so release never rehashes.
     hash: u64,
     project: Label,
@@ -83,6 +88,26 @@ impl Lease {
     /// The run label given at claim.
     pub fn run(&self) -> &str {
         self.run.as_str()
+    }
+
+    /// The fencing generation of this claim: 1 for a project's first claim, and one more for
+    /// every claim after it, so it only grows per project. Hand it to a downstream system with
+    /// every write and let it refuse writes carrying an older generation than it has seen: a
+    /// run that lost its lane can then no longer overwrite its successor's work.
+    ///
+    /// ```
+    /// use project_lanes::{Outcome, ProjectLanes};
+    /// let lanes = ProjectLanes::new();
+    /// let first = lanes.claim("docs", "build-1")?;
+    /// assert_eq!(first.generation(), 1);
+    /// lanes.release(&first, Outcome::Succeeded)?;
+    /// let second = lanes.claim("docs", "build-2")?;
+    /// assert_eq!(second.generation(), 2);
+    /// assert_eq!(lanes.claim("site", "build-3")?.generation(), 1); // per project
+    /// # Ok::<(), project_lanes::LaneError>(())
+    /// ```
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub(crate) fn project_label(&self) -> &Label {
@@ -103,15 +128,22 @@ impl fmt::Debug for Lease {
     }
 }
 
-/// One occupied lane.
+/// One project's lane, kept after its first claim so its generation survives releases.
 struct Slot {
     project: Label,
+    /// The number of claims so far: the current (or last) lease's fencing generation.
+    generation: u64,
+    held: Option<Held>,
+}
+
+/// The lease holding a lane.
+struct Held {
     run: Label,
     token: u64,
     stop_requested: bool,
 }
 
-impl Slot {
+impl Held {
     fn state(&self) -> LaneState {
         if self.stop_requested {
             LaneState::StopRequested
@@ -169,28 +201,41 @@ impl ProjectLanes {
         let project_label = Label::new(project)?;
         let run_label = Label::new(run)?;
         let hash = self.hasher.hash_one(project);
-        let token = {
+        let (token, generation) = {
             let mut shard = self.lock(hash);
-            if shard.table.find(hash, |s| s.project == project).is_some() {
-                return Err(LaneError::ProjectBusy);
-            }
             shard.next_token += 1;
             let token = shard.next_token;
-            let slot = Slot {
-                project: project_label.clone(),
+            let held = Held {
                 run: run_label.clone(),
                 token,
                 stop_requested: false,
             };
-            let hasher = &self.hasher;
-            shard
-                .table
-                .insert_unique(hash, slot, |s| hasher.hash_one(s.project.as_str()));
-            token
+            let generation = match shard.table.find_mut(hash, |s| s.project == project) {
+                Some(slot) if slot.held.is_some() => return Err(LaneError::ProjectBusy),
+                Some(slot) => {
+                    slot.generation += 1;
+                    slot.held = Some(held);
+                    slot.generation
+                }
+                None => {
+                    let slot = Slot {
+                        project: project_label.clone(),
+                        generation: 1,
+                        held: Some(held),
+                    };
+                    let hasher = &self.hasher;
+                    shard
+                        .table
+                        .insert_unique(hash, slot, |s| hasher.hash_one(s.project.as_str()));
+                    1
+                }
+            };
+            (token, generation)
         };
         Ok(Lease {
             manager: self.id,
             token,
+            generation,
             hash,
             project: project_label,
             run: run_label,
@@ -216,11 +261,12 @@ impl ProjectLanes {
         self.check_manager(lease)?;
         {
             let mut shard = self.lock(lease.hash);
-            let slot = shard
+            let held = shard
                 .table
-                .find_mut(lease.hash, |s| s.token == lease.token)
+                .find_mut(lease.hash, |s| holds(s, lease.token))
+                .and_then(|s| s.held.as_mut())
                 .ok_or(LaneError::LeaseNotCurrent)?;
-            slot.stop_requested = true;
+            held.stop_requested = true;
         }
         Ok(LaneView::held(
             lease.project(),
@@ -251,19 +297,19 @@ impl ProjectLanes {
     #[inline]
     pub fn release(&self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
         self.check_manager(lease)?;
-        let slot = {
+        let held = {
             let mut shard = self.lock(lease.hash);
-            let entry = shard
+            shard
                 .table
-                .find_entry(lease.hash, |s| s.token == lease.token)
-                .map_err(|_| LaneError::LeaseNotCurrent)?;
-            entry.remove().0
+                .find_mut(lease.hash, |s| holds(s, lease.token))
+                .and_then(|s| s.held.take())
+                .ok_or(LaneError::LeaseNotCurrent)?
         };
         Ok(Receipt {
             project: lease.project.clone(),
             run: lease.run.clone(),
             outcome,
-            stop_requested: slot.stop_requested,
+            stop_requested: held.stop_requested,
             work_executed_here: false,
         })
     }
@@ -286,7 +332,8 @@ impl ProjectLanes {
             shard
                 .table
                 .find(hash, |s| s.project == project)
-                .map(|s| (s.run.clone(), s.state()))
+                .and_then(|s| s.held.as_ref())
+                .map(|h| (h.run.clone(), h.state()))
         };
         Ok(match held {
             Some((run, state)) => LaneView::held(project, &run, state),
@@ -297,8 +344,8 @@ impl ProjectLanes {
     /// A lease from another manager never holds one of these lanes.
     ///
     /// Past this check, the lease's token identifies its slot: tokens are unique within a shard
-    /// and a project always hashes to the same shard, so a slot with the lease's token exists
-    /// exactly when the lease is current (same manager, same token, hence same project and run).
+    /// and a project always hashes to the same shard, so a slot held by the lease's token exists exactly
+    /// when the lease is current (same manager, same token, hence same project and run).
     fn check_manager(&self, lease: &Lease) -> Result<(), LaneError> {
         if lease.manager == self.id {
             Ok(())
@@ -316,6 +363,11 @@ impl ProjectLanes {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Whether `slot` is held by the lease with `token` (tokens are unique within a shard).
+fn holds(slot: &Slot, token: u64) -> bool {
+    slot.held.as_ref().is_some_and(|h| h.token == token)
 }
 
 impl Default for ProjectLanes {

@@ -28,6 +28,8 @@
 //! - [`dispatch`]: a sans-IO dispatcher that lets several named queues share the lanes, keeps
 //!   per-project order within each queue, and holds a project until its final state is saved;
 //! - [`runner`]: worker threads that drive the dispatcher with your work and save functions;
+//! - [`backend`]: the contract as traits ([`backend::Lanes`], [`backend::Queues`]), so one test
+//!   suite runs against this crate and against `project-lanes-pg`, the PostgreSQL backend;
 //! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`].
 //!
 //! ## What this crate is not
@@ -37,12 +39,14 @@
 //! - **Not a queue by itself.** A busy project is refused by the lanes, not queued; queues are the
 //!   dispatcher's, and nothing is ever replayed automatically.
 //! - **Not durable or cross-process.** Occupancy lives in memory and ends with the process.
+//!   `project-lanes-pg` keeps the same contract in PostgreSQL for many processes and hosts.
 //! - **Not a security boundary.** The token prevents accidental cross-run calls inside one process;
 //!   untrusted callers need authentication and a process boundary.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod backend;
 pub mod dispatch;
 mod error;
 mod label;

@@ -1,8 +1,11 @@
 //! Helpers for the browser tests: mounting viewers, reading the DOM contract, fetching the
 //! record files the rendering is compared with, and driving clicks, keys and time.
 //!
-//! The tests run in headless Chromium through `cargo xtask test`; the page is served from
-//! `target/browser-site/` (see `xtask/src/fixtures.rs`), so `records/…` and `fixtures/…` resolve.
+//! The tests run in headless Chromium through `cargo xtask test` (or `cargo xtask browser`). The
+//! test page comes from wasm-bindgen-test-runner; the records and fixtures come from the project's
+//! own static server over `target/browser-site/` (see `xtask/src/fixtures.rs`), whose address
+//! xtask fixes at build time in `LANE_TEST_SITE`. Write fixture paths relative to that site
+//! (`records/…`, `fixtures/…`): `site`, `mount` and `fetch_text` resolve them.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -12,6 +15,24 @@ use project_lanes::record::{Index, Record};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Document, Element, HtmlElement, KeyboardEvent, KeyboardEventInit, Response};
+
+/// The test site's address (`http://127.0.0.1:PORT/`), fixed at build time by xtask.
+const SITE: Option<&str> = option_env!("LANE_TEST_SITE");
+
+/// Seconds after which a test that is still running logs what its viewers show (xtask stops a
+/// test at 60 s and prints this line with the test's name).
+const SNAPSHOT_AFTER_SECONDS: i32 = 45;
+
+/// The absolute URL of `path` on the test site (absolute URLs are returned as they are).
+pub fn site(path: &str) -> String {
+    if path.contains("://") {
+        return path.to_owned();
+    }
+    let base = SITE.expect(
+        "LANE_TEST_SITE is not set: run the browser tests with `cargo xtask browser` or `cargo xtask test`",
+    );
+    format!("{base}{}", path.trim_start_matches('/'))
+}
 
 pub fn window() -> web_sys::Window {
     web_sys::window().expect("a window")
@@ -25,6 +46,7 @@ pub fn document() -> Document {
 pub struct Mounted {
     pub host: Element,
     pub viewer: Viewer,
+    snapshot: PageSnapshot,
 }
 
 impl Mounted {
@@ -36,12 +58,73 @@ impl Mounted {
 
 impl Drop for Mounted {
     fn drop(&mut self) {
+        self.snapshot.cancel();
         self.viewer.destroy();
         self.host.remove();
     }
 }
 
-/// Adds the viewer's stylesheet to the test page once, as a real page would.
+/// A timer that logs what the page's viewers show if the test is still running after
+/// `SNAPSHOT_AFTER_SECONDS`: a hung test then says where it stood.
+struct PageSnapshot {
+    handle: i32,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl PageSnapshot {
+    fn start() -> PageSnapshot {
+        let callback = Closure::<dyn FnMut()>::new(|| {
+            web_sys::console::log_1(&JsValue::from_str(&page_snapshot()));
+        });
+        let handle = window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                callback.as_ref().unchecked_ref(),
+                SNAPSHOT_AFTER_SECONDS * 1000,
+            )
+            .unwrap();
+        PageSnapshot {
+            handle,
+            _callback: callback,
+        }
+    }
+
+    fn cancel(&self) {
+        window().clear_timeout_with_handle(self.handle);
+    }
+}
+
+/// One line describing every viewer on the page: its state attributes and the start of its text.
+pub fn page_snapshot() -> String {
+    let mut line = format!("page-snapshot after {SNAPSHOT_AFTER_SECONDS} s:");
+    let viewers = all(
+        &document().document_element().unwrap(),
+        "[data-lane-viewer]",
+    );
+    if viewers.is_empty() {
+        line.push_str(" no viewer on the page");
+    }
+    for (i, viewer) in viewers.iter().enumerate() {
+        line.push_str(&format!(" | viewer {}", i + 1));
+        let names = viewer.get_attribute_names();
+        for name in names.iter().filter_map(|n| n.as_string()) {
+            if name.starts_with("data-") || name == "lang" || name == "aria-busy" {
+                let value = viewer.get_attribute(&name).unwrap_or_default();
+                line.push_str(&format!(" [{name}={value}]"));
+            }
+        }
+        let shown: String = text(viewer)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(240)
+            .collect();
+        line.push_str(&format!(" shows: {shown:?}"));
+    }
+    line
+}
+
+/// Adds the viewer's stylesheet (from the test site) to the test page once, as a real page would.
 fn stylesheet() {
     let doc = document();
     if doc
@@ -51,25 +134,36 @@ fn stylesheet() {
     {
         let link = doc.create_element("link").unwrap();
         link.set_attribute("rel", "stylesheet").unwrap();
-        link.set_attribute("href", "viewer.css").unwrap();
+        link.set_attribute("href", &site("viewer.css")).unwrap();
         link.set_attribute("data-viewer-css", "").unwrap();
         doc.head().unwrap().append_child(&link).unwrap();
     }
 }
 
 /// Mounts a viewer with these options (`src`, `lang`, `record` as strings, `hash` as bool).
+/// A relative `src` is a path on the test site; without one, the committed records' index.
 pub async fn mount(options: &[(&str, JsValue)]) -> Mounted {
     stylesheet();
+    let snapshot = PageSnapshot::start();
     let host = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&host).unwrap();
     let object = Object::new();
+    Reflect::set(&object, &s("src"), &s(&site("records/index.json"))).unwrap();
     for (key, value) in options {
-        Reflect::set(&object, &JsValue::from_str(key), value).unwrap();
+        let value = match (*key, value.as_string()) {
+            ("src", Some(path)) => s(&site(&path)),
+            _ => value.clone(),
+        };
+        Reflect::set(&object, &JsValue::from_str(key), &value).unwrap();
     }
     let viewer = lane_viewer::mount(host.clone(), object.into())
         .await
         .expect("mount resolves");
-    Mounted { host, viewer }
+    Mounted {
+        host,
+        viewer,
+        snapshot,
+    }
 }
 
 pub fn s(value: &str) -> JsValue {
@@ -148,7 +242,9 @@ pub async fn eventually_within(ms: u32, mut done: impl FnMut() -> bool) -> bool 
     done()
 }
 
+/// The text of `url`, a path on the test site or an absolute URL.
 pub async fn fetch_text(url: &str) -> String {
+    let url = &site(url);
     let response: Response = JsFuture::from(window().fetch_with_str(url))
         .await
         .unwrap()
@@ -328,11 +424,17 @@ pub fn host() -> Element {
     host
 }
 
-/// Options as a JS object.
+/// Options as a JS object, as `mount` makes them: a relative `src` is a path on the test site,
+/// and without one, the committed records' index.
 pub fn options(options: &[(&str, JsValue)]) -> JsValue {
     let object = Object::new();
+    Reflect::set(&object, &s("src"), &s(&site("records/index.json"))).unwrap();
     for (key, value) in options {
-        Reflect::set(&object, &JsValue::from_str(key), value).unwrap();
+        let value = match (*key, value.as_string()) {
+            ("src", Some(path)) => s(&site(&path)),
+            _ => value.clone(),
+        };
+        Reflect::set(&object, &JsValue::from_str(key), &value).unwrap();
     }
     object.into()
 }

@@ -376,7 +376,7 @@ async fn undefined_and_null_options_count_as_absent() {
             ("hash", JsValue::UNDEFINED),
             ("lang", JsValue::NULL),
             ("record", JsValue::UNDEFINED),
-            ("src", JsValue::NULL),
+            ("open", JsValue::NULL),
         ],
     )
     .await

@@ -356,8 +356,10 @@ async fn the_page_may_call_the_viewer_from_events_the_viewer_causes() {
     use wasm_bindgen::closure::Closure;
     let host = document().create_element("div").unwrap();
     document().body().unwrap().append_child(&host).unwrap();
+    let options = js_sys::Object::new();
+    js_sys::Reflect::set(&options, &s("src"), &s(&site("records/index.json"))).unwrap();
     let viewer = Rc::new(
-        lane_viewer::mount(host.clone(), js_sys::Object::new().into())
+        lane_viewer::mount(host.clone(), options.into())
             .await
             .unwrap(),
     );

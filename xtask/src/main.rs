@@ -5,8 +5,10 @@
 mod browser;
 mod dist;
 mod fixtures;
+mod postgres;
 mod serve;
 mod size;
+mod test_routes;
 mod tools;
 mod util;
 
@@ -22,13 +24,22 @@ tasks:
   test              every check: formatting, clippy, native tests, records, the site and its
                     wasm size budget (which builds the core for wasm32),
                     browser tests in headless Chromium
+  browser [--repeat N] [FILTER]
+                    only the browser tests (those whose names contain FILTER), N times in a
+                    row (default 1), with a pass/fail count; each run's output is kept in
+                    target/browser-runs/
+  browser --interactive FILE [FILTER]
+                    the tests of tests/tests/FILE.rs on http://127.0.0.1:8000/ for a browser
+                    you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
   bench             browser benchmarks in headless Chromium (mount, switch, large records)
+  pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
   help              this text
 
 Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli at the
-pinned version (into target/tools/), Chromium and ChromeDriver (apt-get, when run as root).
+pinned version (into target/tools/), Chromium and ChromeDriver, PostgreSQL (apt-get, when run
+as root).
 ";
 
 fn main() -> ExitCode {
@@ -41,9 +52,13 @@ fn main() -> ExitCode {
             Ok(port) => serve(port),
             Err(_) => Err(format!("--port needs a number from 0 to 65535, not `{port}`").into()),
         },
+        ["browser", rest @ ..] => browser_task(rest),
         ["dist"] => dist::dist().map(|_| ()),
         ["size"] => size::size(),
         ["bench"] => bench(),
+        ["pg-bench"] => {
+            postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
+        }
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
@@ -61,6 +76,7 @@ fn main() -> ExitCode {
 
 fn test() -> Result<()> {
     let root = project_root();
+    let prefetch = tools::Prefetch::start()?;
     step("formatting (cargo fmt --check)");
     cargo(&root, &["fmt", "--all", "--check"])?;
     step("lints (cargo clippy -D warnings)");
@@ -75,7 +91,6 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    rustup_target(tools::WASM_TARGET)?;
     step("lints for wasm32 (viewer and browser tests)");
     cargo(
         &root,
@@ -93,14 +108,15 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    step("native tests (cargo test --workspace)");
-    cargo(&root, &["test", "--workspace"])?;
+    step("native tests (cargo test --workspace), with a throwaway PostgreSQL for project-lanes-pg");
+    postgres::with_cluster(&root, &["test", "--workspace"])?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,
         &["run", "--quiet", "-p", "lane-records", "--", "--check"],
     )?;
 
+    prefetch.finish()?;
     // Building the viewer builds the core for wasm32 too.
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
@@ -109,6 +125,36 @@ fn test() -> Result<()> {
     browser::smoke_test_dist(&dist)?;
     step("all checks passed");
     Ok(())
+}
+
+/// `browser [--repeat N] [FILTER]`.
+fn browser_task(args: &[&str]) -> Result<()> {
+    let (times, filter) = match args {
+        ["--interactive", file, filter @ ..] if filter.len() <= 1 => {
+            rustup_target(tools::WASM_TARGET)?;
+            return browser::interactive(file, filter.first().copied());
+        }
+        [] => (1, None),
+        [filter] if !filter.starts_with('-') => (1, Some(*filter)),
+        ["--repeat", n, rest @ ..] if rest.len() <= 1 => {
+            let times = n
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("--repeat needs a whole number from 1 up, not `{n}`"))?;
+            (times, rest.first().copied())
+        }
+        _ => {
+            return Err(format!(
+                "cannot read `browser {}`; use: cargo xtask browser [--repeat N] [FILTER] \
+                 or cargo xtask browser --interactive FILE [FILTER]",
+                args.join(" ")
+            )
+            .into());
+        }
+    };
+    rustup_target(tools::WASM_TARGET)?;
+    browser::repeat(times, filter)
 }
 
 fn serve(port: u16) -> Result<()> {

@@ -1,21 +1,30 @@
-//! `cargo xtask serve`: serves `target/dist/` on 127.0.0.1 only, with correct content types
-//! (`.wasm` as `application/wasm`), and never anything outside that folder.
+//! The project's one static file server: `cargo xtask serve` serves `target/dist/` with it, and the
+//! browser tests fetch their records and fixtures from it (`for_tests`). It listens on 127.0.0.1
+//! only, sends correct content types (`.wasm` as `application/wasm`), never serves anything
+//! outside its folder, and answers each request on its own thread, so a slow or half-sent request
+//! never holds up another.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use percent_encoding::percent_decode_str;
-use tiny_http::{Header, Method, Request, Response, Server};
+use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
+use crate::test_routes;
 use crate::util::Result;
 
 /// A static file server bound to loopback.
 pub struct StaticServer {
     server: Arc<Server>,
     root: PathBuf,
+    for_tests: bool,
+    open: Arc<OpenRequests>,
 }
 
 impl StaticServer {
@@ -32,7 +41,17 @@ impl StaticServer {
         Ok(StaticServer {
             server: Arc::new(server),
             root,
+            for_tests: false,
+            open: Arc::default(),
         })
+    }
+
+    /// Serves the browser tests: every response may be read from another origin (the test page
+    /// comes from wasm-bindgen-test-runner's own port), and the routes of `test_routes` (slow,
+    /// oversized, endless and hanging answers) are on.
+    pub fn for_tests(mut self) -> StaticServer {
+        self.for_tests = true;
+        self
     }
 
     /// The bound address.
@@ -43,11 +62,22 @@ impl StaticServer {
             .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
+    /// The requests being answered right now (for a report when a test hangs).
+    pub fn open_requests(&self) -> Arc<OpenRequests> {
+        self.open.clone()
+    }
+
     /// Serves requests until the process ends, one thread per request.
     pub fn run(&self) {
         for request in self.server.incoming_requests() {
             let root = self.root.clone();
-            thread::spawn(move || respond(&root, request));
+            let for_tests = self.for_tests;
+            let open = self.open.clone();
+            thread::spawn(move || {
+                let id = open.begin(request.url());
+                respond(&root, for_tests, request);
+                open.end(id);
+            });
         }
     }
 
@@ -59,36 +89,95 @@ impl StaticServer {
     }
 }
 
-fn respond(root: &Path, request: Request) {
+/// The requests a server is answering, with when each began.
+#[derive(Default)]
+pub struct OpenRequests {
+    next: AtomicU64,
+    open: Mutex<BTreeMap<u64, (String, Instant)>>,
+}
+
+impl OpenRequests {
+    fn begin(&self, url: &str) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut open) = self.open.lock() {
+            open.insert(id, (url.to_owned(), Instant::now()));
+        }
+        id
+    }
+
+    fn end(&self, id: u64) {
+        if let Ok(mut open) = self.open.lock() {
+            open.remove(&id);
+        }
+    }
+
+    /// Each request opened since `start` and still open: its path and how long it has been
+    /// open, oldest first.
+    pub fn list_since(&self, start: Instant) -> Vec<(String, Duration)> {
+        self.open
+            .lock()
+            .map(|open| {
+                open.values()
+                    .filter(|(_, since)| *since >= start)
+                    .map(|(url, since)| (url.clone(), since.elapsed()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn respond(root: &Path, for_tests: bool, request: Request) {
     let response = match request.method() {
-        Method::Get | Method::Head => match resolve(root, request.url()) {
-            Some(path) => match File::open(&path) {
-                Ok(file) => Response::from_file(file)
-                    .with_header(header("Content-Type", content_type(&path)))
-                    .with_header(header("Cache-Control", "no-cache"))
-                    .with_header(header("X-Content-Type-Options", "nosniff"))
-                    .boxed(),
-                Err(_) => not_found(),
-            },
-            None => not_found(),
-        },
+        Method::Get | Method::Head => {
+            let routed = if for_tests {
+                test_routes::respond(root, request.url())
+            } else {
+                None
+            };
+            routed.unwrap_or_else(|| serve_file(root, request.url()))
+        }
+        Method::Options if for_tests => Response::empty(204)
+            .with_header(header("Access-Control-Allow-Methods", "GET, HEAD"))
+            .with_header(header("Access-Control-Allow-Headers", "*"))
+            .boxed(),
         _ => Response::from_string("method not allowed\n")
             .with_status_code(405)
             .with_header(header("Allow", "GET, HEAD"))
             .boxed(),
     };
+    let response = if for_tests {
+        response
+            .with_header(header("Access-Control-Allow-Origin", "*"))
+            // The runner's page is cross-origin isolated (COEP require-corp): it may load the
+            // stylesheet and other subresources from here only with this.
+            .with_header(header("Cross-Origin-Resource-Policy", "cross-origin"))
+    } else {
+        response
+    };
     // The client may have gone away; nothing to do about it.
     let _ = request.respond(response);
 }
 
-fn not_found() -> tiny_http::ResponseBox {
+/// The file `url` names inside `root`, or 404.
+pub fn serve_file(root: &Path, url: &str) -> ResponseBox {
+    match resolve(root, url).and_then(|path| Some((File::open(&path).ok()?, path))) {
+        Some((file, path)) => Response::from_file(file)
+            .with_header(header("Content-Type", content_type(&path)))
+            .with_header(header("Cache-Control", "no-cache"))
+            .with_header(header("X-Content-Type-Options", "nosniff"))
+            .boxed(),
+        None => not_found(),
+    }
+}
+
+pub fn not_found() -> ResponseBox {
     Response::from_string("not found\n")
         .with_status_code(404)
         .with_header(header("Content-Type", "text/plain; charset=utf-8"))
         .boxed()
 }
 
-fn header(name: &str, value: &str) -> Header {
+pub fn header(name: &str, value: &str) -> Header {
     Header::from_bytes(name.as_bytes(), value.as_bytes())
         .unwrap_or_else(|_| unreachable!("header names and values here are ASCII constants"))
 }

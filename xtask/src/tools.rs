@@ -2,8 +2,10 @@
 //! wasm-bindgen CLI at exactly the version the viewer pins (into `target/tools/`), and Chromium
 //! with its driver (Debian packages, when running as root).
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::thread::JoinHandle;
 
 use crate::util::{Result, output, project_root, run, rustup_target, step};
 
@@ -29,9 +31,76 @@ pub fn wasm_bindgen_version() -> Result<String> {
         })
 }
 
-/// The folder holding `wasm-bindgen` and `wasm-bindgen-test-runner`, installing them if needed.
-pub fn wasm_bindgen_bin() -> Result<PathBuf> {
-    rustup_target(WASM_TARGET)?;
+/// Installs, in the background, the tools the web steps will need and do not have yet, while
+/// the native steps run: apt-get is mostly waiting on the network and the disk, and
+/// `cargo install` fills the cores that a build leaves idle. Output goes to log files.
+pub struct Prefetch {
+    installs: Vec<Install>,
+}
+
+/// One background install: what it installs, its log, and its thread (errors as text, since
+/// they cross threads).
+type Install = (
+    &'static str,
+    PathBuf,
+    JoinHandle<std::result::Result<(), String>>,
+);
+
+impl Prefetch {
+    pub fn start() -> Result<Prefetch> {
+        rustup_target(WASM_TARGET)?;
+        let logs = project_root().join("target/tools");
+        std::fs::create_dir_all(&logs)?;
+        let mut installs = Vec::new();
+        if !wasm_bindgen_installed()?.1 {
+            let log = logs.join("wasm-bindgen-install.log");
+            step(&format!(
+                "installing wasm-bindgen-cli in the background, once (log: {})",
+                log.display()
+            ));
+            let file = log.clone();
+            let handle = std::thread::spawn(move || {
+                install_wasm_bindgen(Some(&file))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+            installs.push(("wasm-bindgen-cli", log, handle));
+        }
+        if find_browser().is_none() && can_apt() {
+            let log = logs.join("chromium-install.log");
+            step(&format!(
+                "installing Chromium and ChromeDriver in the background, once (log: {})",
+                log.display()
+            ));
+            let file = log.clone();
+            let handle = std::thread::spawn(move || {
+                apt_install_browser(Some(&file)).map_err(|e| e.to_string())
+            });
+            installs.push(("Chromium", log, handle));
+        }
+        Ok(Prefetch { installs })
+    }
+
+    /// Waits for the background installs; an error names the log to read.
+    pub fn finish(self) -> Result<()> {
+        for (what, log, handle) in self.installs {
+            step(&format!("waiting for the {what} install to finish"));
+            match handle.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    return Err(
+                        format!("installing {what} failed: {e}\n(log: {})", log.display()).into(),
+                    );
+                }
+                Err(_) => return Err(format!("installing {what} panicked").into()),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where wasm-bindgen's binaries go, and whether the pinned version is there.
+fn wasm_bindgen_installed() -> Result<(PathBuf, bool)> {
     let version = wasm_bindgen_version()?;
     let root = project_root()
         .join("target/tools")
@@ -39,20 +108,53 @@ pub fn wasm_bindgen_bin() -> Result<PathBuf> {
     let bin = root.join("bin");
     let installed = output(Command::new(bin.join("wasm-bindgen")).arg("--version"))
         .is_some_and(|v| v.split_whitespace().nth(1) == Some(version.as_str()));
-    if installed && bin.join("wasm-bindgen-test-runner").exists() {
+    Ok((
+        root,
+        installed && bin.join("wasm-bindgen-test-runner").exists(),
+    ))
+}
+
+/// Runs `command` with its output in `log` (appended), or inherited without one.
+fn run_logged(command: &mut Command, log: Option<&Path>) -> Result<()> {
+    if let Some(log) = log {
+        let file = File::options().create(true).append(true).open(log)?;
+        command
+            .stdout(file.try_clone()?)
+            .stderr(file)
+            .stdin(Stdio::null());
+    }
+    run(command)
+}
+
+/// The folder holding `wasm-bindgen` and `wasm-bindgen-test-runner`, installing them if needed.
+pub fn wasm_bindgen_bin() -> Result<PathBuf> {
+    rustup_target(WASM_TARGET)?;
+    install_wasm_bindgen(None)
+}
+
+fn install_wasm_bindgen(log: Option<&Path>) -> Result<PathBuf> {
+    let version = wasm_bindgen_version()?;
+    let (root, installed) = wasm_bindgen_installed()?;
+    let bin = root.join("bin");
+    if installed {
         return Ok(bin);
     }
-    step(&format!(
-        "installing wasm-bindgen-cli {version} into {} (once; takes a few minutes)",
-        root.display()
-    ));
+    if log.is_none() {
+        step(&format!(
+            "installing wasm-bindgen-cli {version} into {} (once; takes a few minutes)",
+            root.display()
+        ));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     // No --locked: the registry mirror may lack the exact versions of the CLI's lock file.
-    run(Command::new(cargo)
-        .args(["install", "wasm-bindgen-cli", "--version"])
-        .arg(format!("={version}"))
-        .arg("--root")
-        .arg(&root))
+    run_logged(
+        Command::new(cargo)
+            .args(["install", "wasm-bindgen-cli", "--version"])
+            .arg(format!("={version}"))
+            .arg("--root")
+            .arg(&root),
+        log,
+    )
     .map_err(|e| {
         format!(
             "{e}\nwasm-bindgen-cli {version} could not be installed; it must match the \
@@ -75,9 +177,7 @@ pub fn browser() -> Result<Browser> {
     if let Some(found) = find_browser() {
         return Ok(found);
     }
-    let root = output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
-    let apt = Path::new("/usr/bin/apt-get").exists();
-    if !(root && apt) {
+    if !can_apt() {
         return Err(
             "the browser tests need Chromium and ChromeDriver of the same version.\n\
                     On Debian or Ubuntu: sudo apt-get install -y chromium chromium-driver\n\
@@ -87,20 +187,36 @@ pub fn browser() -> Result<Browser> {
         );
     }
     step("installing Chromium and ChromeDriver (apt-get install chromium chromium-driver)");
-    run(Command::new("apt-get")
-        .arg("update")
-        .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    run(Command::new("apt-get")
-        .args([
-            "install",
-            "-y",
-            "--no-install-recommends",
-            "chromium",
-            "chromium-driver",
-        ])
-        .env("DEBIAN_FRONTEND", "noninteractive"))
-    .map_err(|e| format!("{e}\nChromium could not be installed with apt-get"))?;
+    apt_install_browser(None)?;
     find_browser().ok_or_else(|| "apt-get finished but chromium or chromedriver is missing".into())
+}
+
+/// Whether this process may install Debian packages (root, with apt-get).
+fn can_apt() -> bool {
+    let root = output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
+    root && Path::new("/usr/bin/apt-get").exists()
+}
+
+fn apt_install_browser(log: Option<&Path>) -> Result<()> {
+    run_logged(
+        Command::new("apt-get")
+            .arg("update")
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        log,
+    )?;
+    run_logged(
+        Command::new("apt-get")
+            .args([
+                "install",
+                "-y",
+                "--no-install-recommends",
+                "chromium",
+                "chromium-driver",
+            ])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        log,
+    )
+    .map_err(|e| format!("{e}\nChromium could not be installed with apt-get").into())
 }
 
 fn find_browser() -> Option<Browser> {

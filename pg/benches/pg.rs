@@ -1,0 +1,176 @@
+//! PostgreSQL benchmarks, as ratios measured in one run (`cargo xtask pg-bench`, which starts a
+//! throwaway cluster; or `cargo bench -p project-lanes-pg` with `LANES_PG_URL` set). Durable
+//! commits stay on (`fsync`, `synchronous_commit`).
+//!
+//! 1. A claim+release pair against the floor: an `INSERT` and a `DELETE` on a one-column table,
+//!    prepared, on the same kind of connection (two round trips, two commits, like the pair).
+//! 2. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
+//! 3. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
+//!    workers, each on its own connection.
+
+use std::sync::Barrier;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use postgres::{Client, NoTls};
+use project_lanes::Outcome;
+use project_lanes_pg::{PgDispatcher, PgLanes};
+
+fn url() -> String {
+    std::env::var("LANES_PG_URL").expect(
+        "LANES_PG_URL is not set: run `cargo xtask pg-bench`, which starts a throwaway cluster",
+    )
+}
+
+fn schema(name: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    format!("bench_{name}_{nanos}")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+const PAIRS: usize = 300;
+const ROUNDS: usize = 5;
+
+fn main() {
+    let url = url();
+    pair_against_floor(&url);
+    scaling(&url);
+    dispatcher(&url);
+}
+
+fn pair_against_floor(url: &str) {
+    let lanes = PgLanes::connect(url, &schema("pair")).unwrap();
+    let mut floor = Client::connect(url, NoTls).unwrap();
+    let table = schema("floor");
+    floor
+        .batch_execute(&format!("CREATE TABLE {table} (project text)"))
+        .unwrap();
+    let insert = floor
+        .prepare(&format!("INSERT INTO {table} VALUES ($1)"))
+        .unwrap();
+    let delete = floor
+        .prepare(&format!("DELETE FROM {table} WHERE project = $1"))
+        .unwrap();
+    let (mut pair, mut bare) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        for _ in 0..PAIRS {
+            let lease = lanes.claim("docs", "bench").unwrap();
+            lanes.release(&lease, Outcome::Succeeded).unwrap();
+        }
+        pair.push(start.elapsed().as_secs_f64() / PAIRS as f64);
+        let start = Instant::now();
+        for _ in 0..PAIRS {
+            floor.execute(&insert, &[&"docs"]).unwrap();
+            floor.execute(&delete, &[&"docs"]).unwrap();
+        }
+        bare.push(start.elapsed().as_secs_f64() / PAIRS as f64);
+    }
+    let (pair, bare) = (median(pair), median(bare));
+    println!(
+        "claim+release pair: {:.1} µs; floor (INSERT+DELETE): {:.1} µs; ratio {:.2}× (target ≤ 1.5×)",
+        pair * 1e6,
+        bare * 1e6,
+        pair / bare
+    );
+}
+
+fn scaling(url: &str) {
+    let schema = schema("scale");
+    let mut base = 0.0;
+    for connections in [1, 2, 4, 8] {
+        let handles: Vec<PgLanes> = (0..connections)
+            .map(|_| PgLanes::connect(url, &schema).unwrap())
+            .collect();
+        let barrier = Barrier::new(connections);
+        let window = Duration::from_secs(2);
+        let total: usize = thread::scope(|s| {
+            let workers: Vec<_> = handles
+                .iter()
+                .enumerate()
+                .map(|(i, lanes)| {
+                    let barrier = &barrier;
+                    s.spawn(move || {
+                        let project = format!("p{i}");
+                        barrier.wait();
+                        let end = Instant::now() + window;
+                        let mut n = 0;
+                        while Instant::now() < end {
+                            let lease = lanes.claim(&project, "bench").unwrap();
+                            lanes.release(&lease, Outcome::Succeeded).unwrap();
+                            n += 1;
+                        }
+                        n
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).sum()
+        });
+        let rate = total as f64 / window.as_secs_f64();
+        if connections == 1 {
+            base = rate;
+        }
+        println!(
+            "{connections} connection(s), distinct projects: {rate:.0} pairs/s ({:.2}× one)",
+            rate / base
+        );
+    }
+}
+
+fn dispatcher(url: &str) {
+    const RESERVATIONS: usize = 2000;
+    const WORKERS: usize = 4;
+    let schema = schema("dispatch");
+    let queues = ["general", "delivery"];
+    let mut setup = PgDispatcher::connect(url, &schema, &queues).unwrap();
+    let start = Instant::now();
+    for i in 0..RESERVATIONS {
+        setup
+            .enqueue(queues[i % 2], &format!("p{}", i % 16), "bench")
+            .unwrap();
+    }
+    let enqueue = start.elapsed().as_secs_f64() / RESERVATIONS as f64;
+    let handles: Vec<PgDispatcher> = (0..WORKERS)
+        .map(|_| PgDispatcher::connect(url, &schema, &queues).unwrap())
+        .collect();
+    let start = Instant::now();
+    let done: usize = thread::scope(|s| {
+        let workers: Vec<_> = handles
+            .into_iter()
+            .enumerate()
+            .map(|(w, mut d)| {
+                s.spawn(move || {
+                    let mut n = 0;
+                    let mut empty = 0;
+                    while empty < 2 {
+                        match d.dispatch(queues[(w + empty) % 2]).unwrap() {
+                            Some(job) => {
+                                empty = 0;
+                                d.finish(job.reservation, Outcome::Succeeded).unwrap();
+                                d.persisted(job.reservation, true).unwrap();
+                                n += 1;
+                            }
+                            None => empty += 1,
+                        }
+                    }
+                    n
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    let elapsed = start.elapsed().as_secs_f64();
+    let left = setup.retained("general").unwrap() + setup.retained("delivery").unwrap();
+    println!(
+        "dispatcher, {WORKERS} workers: {:.0} µs per reservation (dispatch+finish+persisted, \
+         {done} done, {left} left), {:.0} µs per enqueue",
+        elapsed / done as f64 * 1e6,
+        enqueue * 1e6
+    );
+}

@@ -1,0 +1,70 @@
+//! # project-lanes-pg
+//!
+//! The lanes and queues of [`project_lanes`] kept in PostgreSQL, so many processes on many
+//! hosts share them and a crash loses nothing: [`PgLanes`] (claim, request_stop, release, view)
+//! and [`PgDispatcher`] (queues of durable reservations) keep the core's contract exactly, with
+//! the same error codes, and implement the core's [`backend`](project_lanes::backend) traits, so
+//! one test suite runs against both backends.
+//!
+//! Each claim gets a fencing [generation](PgLease::generation) that only grows per project.
+//! When a process dies holding a lane, [`PgLanes::recover`] (also run by
+//! [`PgDispatcher::connect`]) marks it for a person to look at; nothing is released as if
+//! finished and nothing is replayed ([`recover`]).
+//!
+//! ```no_run
+//! use project_lanes::Outcome;
+//! use project_lanes_pg::PgLanes;
+//!
+//! let lanes = PgLanes::connect("host=/run/postgresql user=app dbname=app", "lanes")?;
+//! let lease = lanes.claim("docs", "nightly-7")?;
+//! // Every other process on this database now gets PROJECT_BUSY for docs.
+//! let receipt = lanes.release(&lease, Outcome::Succeeded)?;
+//! assert!(!receipt.work_executed_here);
+//! # Ok::<(), project_lanes_pg::PgError>(())
+//! ```
+//!
+//! With the dispatcher (the README's example):
+//!
+//! ```no_run
+//! use project_lanes::Outcome;
+//! use project_lanes_pg::{PgDispatcher, PgLanes};
+//!
+//! fn main() -> Result<(), project_lanes_pg::PgError> {
+//!     // A libpq connection string or URL; the second argument is the schema holding the lanes.
+//!     let url = "host=/run/postgresql user=app dbname=app"; // or postgresql://app@db.example/app
+//!     let lanes = PgLanes::connect(url, "lanes")?;
+//!     let lease = lanes.claim("docs", "nightly-7")?; // PROJECT_BUSY in every other process now
+//!     println!("generation {}", lease.generation());
+//!     lanes.release(&lease, Outcome::Succeeded)?;
+//!
+//!     let mut d = PgDispatcher::connect(url, "lanes", &["general", "delivery"])?; // runs recover
+//!     let id = d.enqueue("general", "docs", "gen-1")?;
+//!     if let Some(job) = d.dispatch("general")? {
+//!         d.finish(job.reservation, Outcome::Succeeded)?; // then save the final state…
+//!         d.persisted(id, true)?; // …and only then is the lane released
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## What this crate is not
+//!
+//! - **Not an executor**, like the core: it records who holds what; it runs nothing.
+//! - **Not a pool.** A handle is one connection, one session: recovery identifies dead holders
+//!   by their session. Open one handle per worker thread.
+//! - **Not a security boundary.** Anyone who can write to the schema can change the lanes; the
+//!   tokens protect against mistakes, not against a hostile database user.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod lanes;
+mod queues;
+pub mod recover;
+pub mod schema;
+mod session;
+
+pub use lanes::{PgLanes, PgLease};
+pub use queues::{Dispatched, PgDispatcher};
+pub use recover::{Marked, Orphan, Recovery};
+pub use session::PgError;

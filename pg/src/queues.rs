@@ -1,0 +1,376 @@
+//! Queues on PostgreSQL: the dispatcher's rules, between processes, with durable reservations.
+
+use std::fmt;
+
+use postgres::Statement;
+use project_lanes::backend::Queues;
+use project_lanes::dispatch::{
+    DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
+};
+use project_lanes::{Label, LaneError, LaneView, Outcome, Receipt, validate_label};
+
+use crate::lanes::lane_view;
+use crate::recover::{self, Recovery, label};
+use crate::session::{PgError, Session};
+
+/// The dispatcher on PostgreSQL: named queues of durable reservations sharing the lanes of one
+/// schema, with the rules of [`project_lanes::dispatch::Dispatcher`], now between processes:
+///
+/// - per-queue order: dispatches of one queue are serialized by the queue's row lock and take the
+///   oldest queued reservation whose project is available, so each queue's items for a project
+///   run in the order they were enqueued, whichever process dispatches them;
+/// - one reservation per project at a time across every queue and process (the lane's row);
+/// - the lane stays held from `dispatch` until `persisted`; a failed save, or a `needs_review`
+///   outcome, makes the reservation `unresolved` and blocks the project until `resolve`;
+/// - a cancel racing a dispatch of the same reservation: exactly one wins (its row lock);
+/// - nothing is replayed: a reservation whose holder died is marked `unresolved` by
+///   [`recover`](Self::recover), which `connect` runs.
+///
+/// Every transition is one call of a database function: one round trip, one transaction.
+/// Reservation ids (`R1`, `R2`, …) come from one sequence per schema. Methods take `&mut self`
+/// like the core's; open one `PgDispatcher` per worker thread.
+pub struct PgDispatcher {
+    session: Session,
+    names: Vec<Label>,
+    recovered: Recovery,
+    enqueue: Statement,
+    dispatch: Statement,
+    finish: Statement,
+    persisted: Statement,
+    cancel: Statement,
+    resolve: Statement,
+    reservation: Statement,
+    view: Statement,
+}
+
+/// A dispatched job and its lane's fencing generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dispatched {
+    /// What to run.
+    pub job: Job,
+    /// The generation of the lane's claim for this reservation.
+    pub generation: u64,
+}
+
+const ENQUEUE: &str = "
+    INSERT INTO reservations (id, queue, project, run, state)
+    SELECT nextval('reservation_ids'), q.name, $2, $3, 'queued'
+    FROM (SELECT name FROM queues WHERE name = $1 FOR UPDATE) q
+    RETURNING id";
+
+const RESERVATION: &str =
+    "SELECT id, queue, project, run, state, outcome FROM reservations WHERE id = $1";
+
+const CANCEL: &str = "
+    UPDATE reservations SET state = 'cancelled' WHERE id = $1 AND state = 'queued'
+    RETURNING id, queue, project, run, state, outcome";
+
+impl PgDispatcher {
+    /// Connects to `url`, uses the queues and lanes in `schema` (created or upgraded if needed),
+    /// declares `queues` (the same rules as [`Dispatcher::new`](project_lanes::dispatch::Dispatcher::new)),
+    /// and runs [`recover`](Self::recover); its report is in [`recovered`](Self::recovered).
+    pub fn connect(url: &str, schema: &str, queues: &[&str]) -> Result<PgDispatcher, PgError> {
+        let mut names: Vec<Label> = Vec::with_capacity(queues.len());
+        for name in queues {
+            let label = Label::new(name)?;
+            if names.contains(&label) || names.len() == 64 {
+                return Err(DispatchError::UnknownQueue.into());
+            }
+            names.push(label);
+        }
+        if names.is_empty() {
+            return Err(DispatchError::UnknownQueue.into());
+        }
+        let session = Session::connect(url, schema)?;
+        let statements = {
+            let mut client = session.client();
+            let list: Vec<&str> = names.iter().map(Label::as_str).collect();
+            client.execute(
+                "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
+                &[&list],
+            )?;
+            [
+                client.prepare(ENQUEUE)?,
+                client.prepare("SELECT * FROM lanes_dispatch($1, $2, $3)")?,
+                client.prepare("SELECT * FROM lanes_finish($1, $2)")?,
+                client.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
+                client.prepare(CANCEL)?,
+                client.prepare("SELECT lanes_resolve($1)")?,
+                client.prepare(RESERVATION)?,
+                client.prepare("SELECT run, stop_requested FROM lanes WHERE project = $1")?,
+            ]
+        };
+        let [
+            enqueue,
+            dispatch,
+            finish,
+            persisted,
+            cancel,
+            resolve,
+            reservation,
+            view,
+        ] = statements;
+        let recovered = recover::recover(&session)?;
+        Ok(PgDispatcher {
+            session,
+            names,
+            recovered,
+            enqueue,
+            dispatch,
+            finish,
+            persisted,
+            cancel,
+            resolve,
+            reservation,
+            view,
+        })
+    }
+
+    /// What the recovery run by `connect` marked.
+    pub fn recovered(&self) -> &Recovery {
+        &self.recovered
+    }
+
+    /// Marks reservations (and lanes) whose holder's session has ended: see [`Recovery`].
+    pub fn recover(&mut self) -> Result<Recovery, PgError> {
+        recover::recover(&self.session)
+    }
+
+    /// This handle's queue names, in the order given.
+    pub fn queues(&self) -> &[Label] {
+        &self.names
+    }
+
+    /// Adds a reservation to the end of `queue` for `project`.
+    pub fn enqueue(
+        &mut self,
+        queue: &str,
+        project: &str,
+        run: &str,
+    ) -> Result<ReservationId, PgError> {
+        self.queue_index(queue)?;
+        validate_label(project)?;
+        validate_label(run)?;
+        let row = self
+            .session
+            .client()
+            .query_opt(&self.enqueue, &[&queue, &project, &run])?
+            .ok_or(DispatchError::UnknownQueue)?;
+        reservation_id(row.get(0))
+    }
+
+    /// Hands out the oldest reservation in `queue` whose project is available, claiming its lane.
+    pub fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, PgError> {
+        Ok(self.dispatch_with_generation(queue)?.map(|d| d.job))
+    }
+
+    /// [`dispatch`](Self::dispatch), with the lane's fencing generation.
+    pub fn dispatch_with_generation(&mut self, queue: &str) -> Result<Option<Dispatched>, PgError> {
+        self.queue_index(queue)?;
+        let s = &self.session;
+        let row = s
+            .client()
+            .query_opt(&self.dispatch, &[&queue, &s.pid, &s.started])?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(Dispatched {
+            job: Job {
+                reservation: reservation_id(row.get(0))?,
+                project: label(row.get(1))?,
+                run: label(row.get(2))?,
+            },
+            generation: row.get::<_, i64>(3) as u64,
+        }))
+    }
+
+    /// The work returned with `outcome`; the lane stays held until [`persisted`](Self::persisted).
+    pub fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
+        let row = self
+            .session
+            .client()
+            .query_one(&self.finish, &[&number(id), &outcome.as_str()])?;
+        refusal(row.get(0))?;
+        Ok(FinalState {
+            reservation: id,
+            project: label(row.get(1))?,
+            run: label(row.get(2))?,
+            outcome,
+        })
+    }
+
+    /// Saving the final state completed (`saved`) or failed: releases the lane, exactly once.
+    pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
+        let row = self
+            .session
+            .client()
+            .query_one(&self.persisted, &[&number(id), &saved])?;
+        refusal(row.get(0))?;
+        Ok(Settled {
+            reservation: id,
+            state: state(row.get(1))?,
+            receipt: Receipt {
+                project: label(row.get(2))?,
+                run: label(row.get(3))?,
+                outcome: outcome(row.get(4))?,
+                stop_requested: row.get(5),
+                work_executed_here: false,
+            },
+        })
+    }
+
+    /// Cancels a queued reservation; `NOT_QUEUED` if a dispatch (or another cancel) came first.
+    pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        let row = self
+            .session
+            .client()
+            .query_opt(&self.cancel, &[&number(id)])?;
+        match row {
+            Some(row) => view(&row),
+            None => {
+                self.reservation(id)?;
+                Err(DispatchError::NotQueued.into())
+            }
+        }
+    }
+
+    /// Clears an unresolved result after a person looked at it; its project becomes available.
+    pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        let row = self
+            .session
+            .client()
+            .query_one(&self.resolve, &[&number(id)])?;
+        refusal(row.get(0))?;
+        self.reservation(id)
+    }
+
+    /// A snapshot of one reservation.
+    pub fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        let row = self
+            .session
+            .client()
+            .query_opt(&self.reservation, &[&number(id)])?
+            .ok_or(DispatchError::UnknownReservation)?;
+        view(&row)
+    }
+
+    /// Snapshots of every reservation of the schema, in id order.
+    pub fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
+        let rows = self.session.client().query(
+            "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id",
+            &[],
+        )?;
+        rows.iter().map(view).collect()
+    }
+
+    /// How many reservations wait in `queue` (queued, not cancelled), across every process.
+    pub fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
+        self.queue_index(queue)?;
+        let row = self.session.client().query_one(
+            "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'",
+            &[&queue],
+        )?;
+        Ok(row.get::<_, i64>(0) as usize)
+    }
+
+    /// A view of `project`'s lane.
+    pub fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
+        validate_label(project)?;
+        let row = self.session.client().query_opt(&self.view, &[&project])?;
+        Ok(lane_view(project, row))
+    }
+
+    fn queue_index(&self, queue: &str) -> Result<usize, DispatchError> {
+        self.names
+            .iter()
+            .position(|n| n == queue)
+            .ok_or(DispatchError::UnknownQueue)
+    }
+}
+
+impl fmt::Debug for PgDispatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgDispatcher")
+            .field("schema", &self.session.schema)
+            .field("queues", &self.names)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The id `R<n>` of the database's reservation `n`.
+pub(crate) fn reservation_id(n: i64) -> Result<ReservationId, PgError> {
+    u64::try_from(n)
+        .ok()
+        .and_then(|n| ReservationId::parse(&format!("R{n}")))
+        .ok_or_else(|| PgError::Config(format!("reservation id {n} is out of range")))
+}
+
+/// An id as the database stores it; ids beyond `i64` match nothing.
+fn number(id: ReservationId) -> i64 {
+    i64::try_from(id.number()).unwrap_or(-1)
+}
+
+fn refusal(code: &str) -> Result<(), PgError> {
+    match code {
+        "OK" => Ok(()),
+        code => Err(DispatchError::from_code(code)
+            .map(PgError::Refused)
+            .unwrap_or_else(|| PgError::Config(format!("unknown result code {code:?}")))),
+    }
+}
+
+fn state(text: &str) -> Result<ReservationState, PgError> {
+    ReservationState::ALL
+        .into_iter()
+        .find(|s| s.as_str() == text)
+        .ok_or_else(|| PgError::Config(format!("unknown reservation state {text:?}")))
+}
+
+fn outcome(text: &str) -> Result<Outcome, PgError> {
+    text.parse()
+        .map_err(|_: LaneError| PgError::Config(format!("unknown outcome {text:?}")))
+}
+
+fn view(row: &postgres::Row) -> Result<ReservationView, PgError> {
+    Ok(ReservationView {
+        id: reservation_id(row.get(0))?,
+        queue: label(row.get(1))?,
+        project: label(row.get(2))?,
+        run: label(row.get(3))?,
+        state: state(row.get(4))?,
+        outcome: row.get::<_, Option<&str>>(5).map(outcome).transpose()?,
+    })
+}
+
+impl Queues for PgDispatcher {
+    type Error = PgError;
+
+    fn enqueue(&mut self, queue: &str, project: &str, run: &str) -> Result<ReservationId, PgError> {
+        PgDispatcher::enqueue(self, queue, project, run)
+    }
+    fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, PgError> {
+        PgDispatcher::dispatch(self, queue)
+    }
+    fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
+        PgDispatcher::finish(self, id, outcome)
+    }
+    fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
+        PgDispatcher::persisted(self, id, saved)
+    }
+    fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        PgDispatcher::cancel(self, id)
+    }
+    fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        PgDispatcher::resolve(self, id)
+    }
+    fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        PgDispatcher::reservation(self, id)
+    }
+    fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
+        PgDispatcher::reservations(self)
+    }
+    fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
+        PgDispatcher::retained(self, queue)
+    }
+    fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
+        PgDispatcher::view(self, project)
+    }
+}

@@ -1,0 +1,201 @@
+//! A throwaway PostgreSQL cluster for the tests and benchmarks of `project-lanes-pg`.
+//!
+//! Debian's `postgresql` package (installed with apt-get when running as root and missing), a
+//! fresh cluster in `target/pg/` made by `initdb` (as the `postgres` user when running as root:
+//! `initdb` refuses root), listening on a Unix socket in `target/pg/socket/` only (no TCP port),
+//! with `trust` authentication for that socket. [`Cluster`] stops it when dropped, so it is
+//! stopped however the tests end.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::util::{Result, output, run, step};
+
+/// The environment variable that hands the connection string to the tests.
+pub const URL_VAR: &str = "LANES_PG_URL";
+
+/// A running cluster; stopped (`pg_ctl stop -m fast`) when dropped.
+pub struct Cluster {
+    bin: PathBuf,
+    data: PathBuf,
+    socket: PathBuf,
+    as_postgres: bool,
+}
+
+impl Cluster {
+    /// Installs PostgreSQL if needed and starts a fresh cluster under `root/target/pg/`.
+    pub fn start(root: &Path) -> Result<Cluster> {
+        let bin = server_bin()?;
+        let as_postgres = is_root();
+        let base = root.join("target/pg");
+        let data = base.join("data");
+        let socket = base.join("socket");
+        // A cluster left running by an interrupted run: stop it before wiping its folder.
+        if data.join("postmaster.pid").exists() {
+            let _ = pg_command(&bin, "pg_ctl", as_postgres)
+                .args(["stop", "-m", "immediate", "-D"])
+                .arg(&data)
+                .output();
+        }
+        if base.exists() {
+            std::fs::remove_dir_all(&base)
+                .map_err(|e| format!("cannot remove {}: {e}", base.display()))?;
+        }
+        std::fs::create_dir_all(&socket)
+            .map_err(|e| format!("cannot create {}: {e}", socket.display()))?;
+        if as_postgres {
+            run(Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&base))?;
+        }
+        let started = Instant::now();
+        step(&format!(
+            "starting a throwaway PostgreSQL in {} (Unix socket only)",
+            base.display()
+        ));
+        let initdb = pg_command(&bin, "initdb", as_postgres)
+            .args(["--auth=trust", "--username=postgres", "--encoding=UTF8"])
+            .args(["--locale=C", "--no-instructions", "-D"])
+            .arg(&data)
+            .output()
+            .map_err(|e| format!("could not start initdb: {e}"))?;
+        if !initdb.status.success() {
+            return Err(format!(
+                "initdb failed ({}):\n{}",
+                initdb.status,
+                String::from_utf8_lossy(&initdb.stderr)
+            )
+            .into());
+        }
+        let options = format!(
+            "-c listen_addresses='' -c unix_socket_directories='{}' -c max_connections=200 \
+             -c shared_buffers=64MB -c fsync=on -c synchronous_commit=on",
+            socket.display()
+        );
+        let cluster = Cluster {
+            bin,
+            data,
+            socket,
+            as_postgres,
+        };
+        let log = base.join("server.log");
+        let start = pg_command(&cluster.bin, "pg_ctl", as_postgres)
+            .args(["start", "-w", "-t", "60", "-D"])
+            .arg(&cluster.data)
+            .arg("-l")
+            .arg(&log)
+            .args(["-o", &options])
+            .output()
+            .map_err(|e| format!("could not start pg_ctl: {e}"))?;
+        if !start.status.success() {
+            let log = std::fs::read_to_string(&log).unwrap_or_default();
+            return Err(format!(
+                "PostgreSQL did not start ({}):\n{}{log}",
+                start.status,
+                String::from_utf8_lossy(&start.stderr)
+            )
+            .into());
+        }
+        eprintln!(
+            "    initdb and start took {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
+        Ok(cluster)
+    }
+
+    /// The connection string: the socket folder, user `postgres`, database `postgres`.
+    pub fn url(&self) -> String {
+        format!(
+            "host={} user=postgres dbname=postgres",
+            self.socket.display()
+        )
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        step("stopping the throwaway PostgreSQL");
+        let stopped = pg_command(&self.bin, "pg_ctl", self.as_postgres)
+            .args(["stop", "-m", "fast", "-w", "-D"])
+            .arg(&self.data)
+            .output();
+        if !stopped.is_ok_and(|o| o.status.success()) {
+            eprintln!(
+                "xtask: warning: could not stop PostgreSQL in {}",
+                self.data.display()
+            );
+        }
+    }
+}
+
+/// Runs `cargo args…` in `root` with a fresh cluster, its URL in [`URL_VAR`]; the cluster is
+/// stopped afterwards whatever the result.
+pub fn with_cluster(root: &Path, args: &[&str]) -> Result<()> {
+    let cluster = Cluster::start(root)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .env(URL_VAR, cluster.url()))
+}
+
+fn is_root() -> bool {
+    output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0")
+}
+
+/// A command for one of the server's programs, as the `postgres` user when running as root.
+fn pg_command(bin: &Path, program: &str, as_postgres: bool) -> Command {
+    let path = bin.join(program);
+    if as_postgres {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(path);
+        command
+    } else {
+        Command::new(path)
+    }
+}
+
+/// The newest `/usr/lib/postgresql/<version>/bin` holding `initdb` and `pg_ctl`, installing
+/// Debian's `postgresql` package first when running as root and none is found.
+fn server_bin() -> Result<PathBuf> {
+    if let Some(bin) = find_server_bin() {
+        return Ok(bin);
+    }
+    let apt = Path::new("/usr/bin/apt-get").exists();
+    if !(is_root() && apt) {
+        return Err(
+            "the PostgreSQL tests need the PostgreSQL server (initdb, pg_ctl).\n\
+                    On Debian or Ubuntu: sudo apt-get install -y postgresql\n\
+                    Elsewhere, install PostgreSQL 13 or newer and set PG_BIN to the folder \
+                    holding initdb and pg_ctl."
+                .into(),
+        );
+    }
+    step("installing PostgreSQL (apt-get install postgresql)");
+    run(Command::new("apt-get")
+        .arg("update")
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends", "postgresql"])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+    .map_err(|e| format!("{e}\nPostgreSQL could not be installed with apt-get"))?;
+    find_server_bin().ok_or_else(|| "apt-get finished but initdb and pg_ctl are missing".into())
+}
+
+fn find_server_bin() -> Option<PathBuf> {
+    if let Some(bin) = std::env::var_os("PG_BIN").map(PathBuf::from) {
+        return Some(bin);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            (bin.join("initdb").is_file() && bin.join("pg_ctl").is_file()).then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
