@@ -9,8 +9,9 @@ use flate2::write::GzEncoder;
 use crate::dist::{Pkg, build_pkg};
 use crate::util::{Result, project_root};
 
-/// wasm + JS glue, gzipped, at most this many bytes (60 KB).
-pub const BUDGET_GZIP_BYTES: usize = 60_000;
+/// wasm + JS glue, gzipped, at most this many bytes: the design's crates (serde-wasm-bindgen) and
+/// the core's check and replay included.
+pub const BUDGET_GZIP_BYTES: usize = 100_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
