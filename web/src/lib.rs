@@ -1,12 +1,14 @@
 //! # lane-viewer
 //!
 //! A WebAssembly viewer for saved project-lanes records, in English and Japanese. It fetches a
-//! records index and the records it lists, checks each file's SHA-256 against the index, and shows
-//! a record selector, each record's steps and the lanes after every step.
+//! records index and the records it lists (or opens files a person chooses or drops), checks each
+//! file's SHA-256 against the index, replays every record shown on the core compiled into the
+//! page to prove it, and shows a record selector, each record's steps and the lanes after every
+//! step.
 //!
-//! It is not a simulator: it executes no work and never drives the lanes; it only displays what
-//! the generator saved. It uses plain `web-sys` (no UI framework) and the browser's JSON parser
-//! (no `serde_json` in the wasm).
+//! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
+//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), the browser's
+//! JSON parser and `serde-wasm-bindgen` (no `serde_json` in the wasm).
 //!
 //! ```js
 //! import init, { mount } from "./pkg/lane_viewer.js";
@@ -15,8 +17,10 @@
 //!   src: "records/index.json", // default
 //!   lang: "ja",                // else the deep link, the browser's languages, English
 //!   record: "busy-project",    // else the deep link, else the first record
-//!   hash: true,                // follow and update #record=<id>&lang=<en|ja>
+//!   hash: true,                // follow and update #record=<id>&lang=<en|ja> (one per page)
+//!   open: true,                // the "Open records…" button and dropped files (default)
 //! });
+//! viewer.open_text("mine.json", text); // a record or an index held as text
 //! viewer.select("stale-release");
 //! viewer.set_lang("en");
 //! viewer.destroy();
