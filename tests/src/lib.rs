@@ -439,9 +439,13 @@ pub fn options(options: &[(&str, JsValue)]) -> JsValue {
     object.into()
 }
 
-/// `mount` as the page calls it, rejections included.
+/// `mount` as the page calls it, rejections included. A mount still pending after
+/// `SNAPSHOT_AFTER_SECONDS` logs what the page shows.
 pub async fn try_mount(host: &Element, opts: &[(&str, JsValue)]) -> Result<Viewer, JsValue> {
-    lane_viewer::mount(host.clone(), options(opts)).await
+    let snapshot = PageSnapshot::start();
+    let result = lane_viewer::mount(host.clone(), options(opts)).await;
+    snapshot.cancel();
+    result
 }
 
 /// The `data-viewer-error` codes under `root`, in page order.
