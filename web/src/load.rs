@@ -531,6 +531,19 @@ async fn finish_fetch(
         let _ = body.cancel();
         return Err(Fetched::Refused(too_large(too_big, length)));
     }
+    if length.is_some() {
+        // Announced and within the limit: the body is read whole (a browser stops at the
+        // announced length).
+        let buffer = JsFuture::from(
+            response
+                .array_buffer()
+                .map_err(|e| Fetched::Failed(describe(&e)))?,
+        )
+        .await
+        .map_err(|e| Fetched::Failed(format!("reading the body: {}", describe(&e))))?;
+        return Ok(Uint8Array::new(&buffer).to_vec());
+    }
+    // No length announced: read it as a stream and stop at the limit.
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let capacity = length.unwrap_or(0).min(limit) as usize;
     let mut bytes = Vec::with_capacity(capacity);
