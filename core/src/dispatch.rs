@@ -554,11 +554,7 @@ impl Dispatcher {
 
     /// A snapshot of one reservation.
     pub fn reservation(&self, id: ReservationId) -> Result<ReservationView, DispatchError> {
-        let r = self
-            .reservations
-            .get(index(id))
-            .filter(|_| id.0 > 0)
-            .ok_or(DispatchError::UnknownReservation)?;
+        let r = &self.reservations[self.slot(id)?];
         Ok(ReservationView {
             id,
             queue: self.names[r.queue as usize].clone(),
@@ -610,13 +606,19 @@ impl Dispatcher {
         p as usize * self.queues.len() + q
     }
 
-    fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
-        if id.0 == 0 {
-            return Err(DispatchError::UnknownReservation);
-        }
-        self.reservations
-            .get_mut(index(id))
+    /// Where a reservation named from outside (a caller, a record) is held. The id is checked
+    /// against the reservations held *before* it becomes a `usize`: on 32-bit targets (wasm32)
+    /// a cast would wrap `R4294967297` onto `R1`.
+    fn slot(&self, id: ReservationId) -> Result<usize, DispatchError> {
+        id.0.checked_sub(1)
+            .filter(|&i| i < self.reservations.len() as u64)
+            .map(|i| i as usize) // < len, so it fits
             .ok_or(DispatchError::UnknownReservation)
+    }
+
+    fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
+        let i = self.slot(id)?;
+        Ok(&mut self.reservations[i])
     }
 
     /// Removes the head of project `p`'s waiting line in queue `q`, then any cancelled ids that
@@ -656,8 +658,11 @@ impl Dispatcher {
     }
 }
 
+/// The slot of an id this dispatcher issued itself (`R(n)` for the n-th reservation, n ≤ the
+/// reservations held, so the cast cannot wrap). Ids that come from outside go through
+/// [`Dispatcher::slot`], which checks them first.
 fn index(id: ReservationId) -> usize {
-    (id.0 as usize).wrapping_sub(1)
+    id.0 as usize - 1
 }
 
 impl fmt::Debug for Dispatcher {

@@ -1345,6 +1345,11 @@ impl Recorder {
         self.step(Op::Resolve, Recorder::input(&[(Field::Reservation, id)]))
     }
 
+    /// The step added last, with its result and snapshots (`None` before the first step).
+    pub fn last_step(&self) -> Option<&Step> {
+        self.record.steps.last()
+    }
+
     /// Attaches a note to the last step.
     pub fn note(&mut self, note: Text) -> &mut Recorder {
         if let Some(step) = self.record.steps.last_mut() {

@@ -22,14 +22,16 @@
 //! );
 //! let id = runner.enqueue("general", "docs", "nightly-1").unwrap();
 //! runner.wait_until(|d| d.reservation(id).unwrap().state == ReservationState::Done);
-//! let dispatcher = runner.shutdown();
+//! let dispatcher = runner.shutdown().expect("no worker died");
 //! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
 
-use std::fmt::Display;
+use std::any::Any;
+use std::fmt::{self, Display};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::Outcome;
 use crate::dispatch::{
@@ -146,17 +148,40 @@ impl Runner {
         }
     }
 
+    /// Like [`wait_until`](Self::wait_until), but gives up after `timeout`; returns whether
+    /// `done` holds.
+    pub fn wait_until_timeout(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&Dispatcher) -> bool,
+    ) -> bool {
+        let state = self.shared.lock();
+        let (state, _) = self
+            .shared
+            .changed
+            .wait_timeout_while(state, timeout, |state| !done(&state.dispatcher))
+            .unwrap_or_else(PoisonError::into_inner);
+        done(&state.dispatcher)
+    }
+
     /// Stops the workers once their current jobs are settled and returns the dispatcher.
     /// Reservations still queued stay queued.
-    pub fn shutdown(mut self) -> Dispatcher {
+    ///
+    /// Workers catch the panics of work and saves (and of dropping what those return), so none
+    /// should ever die; if one did anyway, its queue may have stopped dispatching, and this
+    /// says so with [`WorkersDied`], which still holds the dispatcher.
+    pub fn shutdown(mut self) -> Result<Dispatcher, WorkersDied> {
         self.stop();
-        for worker in self.workers.drain(..) {
-            // Workers catch panics from work and saves; there is nothing else to report.
-            let _ = worker.join();
-        }
+        let workers = self.workers.len();
+        let died = self
+            .workers
+            .drain(..)
+            .map(|worker| worker.join())
+            .filter(Result::is_err)
+            .count();
         let shared = Arc::clone(&self.shared);
         drop(self);
-        match Arc::try_unwrap(shared) {
+        let dispatcher = match Arc::try_unwrap(shared) {
             Ok(shared) => {
                 shared
                     .state
@@ -165,6 +190,15 @@ impl Runner {
                     .dispatcher
             }
             Err(_) => unreachable!("every worker was joined and the runner dropped"),
+        };
+        if died == 0 {
+            Ok(dispatcher)
+        } else {
+            Err(WorkersDied {
+                died,
+                workers,
+                dispatcher: Box::new(dispatcher),
+            })
         }
     }
 
@@ -180,6 +214,30 @@ impl Drop for Runner {
         self.stop();
     }
 }
+
+/// [`Runner::shutdown`] found worker threads that had ended by a panic: their queues may have
+/// stopped dispatching before the shutdown. The dispatcher is returned all the same.
+#[derive(Debug)]
+pub struct WorkersDied {
+    /// How many worker threads had died.
+    pub died: usize,
+    /// How many worker threads the runner started.
+    pub workers: usize,
+    /// The dispatcher as the workers left it (every reservation they took is settled).
+    pub dispatcher: Box<Dispatcher>,
+}
+
+impl fmt::Display for WorkersDied {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} of {} runner workers died of a panic; their queues may have stopped dispatching",
+            self.died, self.workers
+        )
+    }
+}
+
+impl std::error::Error for WorkersDied {}
 
 /// Waits for a job of `queue`, or `None` when the runner stops.
 fn next_job(shared: &Shared, queue: &str) -> Option<Job> {
@@ -237,22 +295,65 @@ where
         Ok(Ok(outcome)) => (outcome, None),
         Ok(Err(message)) => (Outcome::Failed, Some(message)),
         Err(payload) => {
-            // Dropping a panic payload can itself panic; do it where that is caught too.
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            drop_payload(payload);
             (Outcome::NeedsReview, Some("the work panicked".to_string()))
         }
     };
     let Ok(state) = shared.transition(|d| d.finish(job.reservation, outcome)) else {
         return; // the guard settles it
     };
-    let saved = matches!(
-        catch_unwind(AssertUnwindSafe(|| persist(&state, error.as_deref()))),
-        Ok(Ok(()))
-    );
+    // The save's result is dropped inside `catch_unwind` too: an `Err(E)` whose drop panics
+    // would otherwise unwind out of the worker and end it.
+    let saved = match catch_unwind(AssertUnwindSafe(|| {
+        persist(&state, error.as_deref()).is_ok()
+    })) {
+        Ok(saved) => saved,
+        Err(payload) => {
+            drop_payload(payload);
+            false
+        }
+    };
     if shared
         .transition(|d| d.persisted(job.reservation, saved))
         .is_ok()
     {
         guard.done = true;
+    }
+}
+
+/// Drops a caught panic's payload where a panic in its own `Drop` is caught too. The payload of
+/// *that* panic is leaked rather than dropped: a worker must not die of a destructor.
+fn drop_payload(payload: Box<dyn Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shutdown_reports_a_worker_that_died() {
+        let mut runner = Runner::start(
+            Dispatcher::new(&["general"]).unwrap(),
+            1,
+            |_| Ok(Outcome::Succeeded),
+            |_, _| Ok::<(), String>(()),
+        );
+        // No path of `run_job` lets a panic out any more; a thread that panics stands in for a
+        // worker killed by a bug.
+        runner.workers.push(std::thread::spawn(|| {
+            std::panic::resume_unwind(Box::new(()))
+        }));
+        let id = runner.enqueue("general", "docs", "nightly-1").unwrap();
+        runner.wait_until(|d| d.reservation(id).unwrap().state == ReservationState::Done);
+        let died = runner.shutdown().unwrap_err();
+        assert_eq!((died.died, died.workers), (1, 2));
+        assert_eq!(
+            died.to_string(),
+            "1 of 2 runner workers died of a panic; their queues may have stopped dispatching"
+        );
+        assert!(!died.dispatcher.view("docs").unwrap().busy);
     }
 }

@@ -66,7 +66,7 @@ fn a_held_success_write_keeps_the_project_from_the_other_queue_while_other_proje
     gate.send(()).unwrap();
     runner.wait_until(is(cafe_docs, ReservationState::Done));
     assert_eq!(state(&runner, general), ReservationState::Done);
-    let d = runner.shutdown();
+    let d = runner.shutdown().unwrap();
     assert!(!d.view("docs").unwrap().busy);
 }
 
@@ -96,7 +96,7 @@ fn a_second_item_for_one_project_waits_in_its_queue_while_another_project_finish
     );
     gate.send(()).unwrap();
     runner.wait_until(is(a2, ReservationState::Done));
-    runner.shutdown();
+    runner.shutdown().unwrap();
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn a_cancel_racing_a_dispatch_has_exactly_one_winner_and_never_leaves_the_lane_h
             }
         }
         let runner = Arc::try_unwrap(runner).ok().unwrap();
-        let d = runner.shutdown();
+        let d = runner.shutdown().unwrap();
         assert!(!d.view("docs").unwrap().busy, "the lane is never left held");
     }
     assert_eq!(cancelled + ran, 300);
@@ -183,7 +183,7 @@ fn a_panicking_or_failing_step_still_releases_the_lane_once() {
         runner.wait_until(is(id, ReservationState::Unresolved));
     }
     runner.wait_until(is(fails, ReservationState::Done));
-    let d = runner.shutdown();
+    let d = runner.shutdown().unwrap();
     assert_eq!(d.reservation(fails).unwrap().outcome, Some(Outcome::Failed));
     for (id, project) in [
         (panics, "p1"),
@@ -229,5 +229,5 @@ fn an_unresolved_project_waits_for_a_resolve_and_nothing_is_replayed() {
     runner.resolve(first).unwrap();
     runner.wait_until(is(second, ReservationState::Done));
     assert_eq!(state(&runner, first), ReservationState::Resolved);
-    runner.shutdown();
+    runner.shutdown().unwrap();
 }

@@ -1,23 +1,26 @@
 //! # lane-records
 //!
-//! Generates the example records by running the scenarios in [`scenarios`] on the real
-//! `project-lanes` core, writes them as pretty JSON with an `index.json`, checks committed files
-//! against a fresh generation, and reads and replays record files with clear errors.
+//! Turns scenario files ([`scenario`], TOML) into records by running them on the real
+//! `project-lanes` core, writes records as pretty JSON, indexes a folder of records
+//! (`index.json` with the SHA-256 of each file), checks the committed records against a fresh
+//! generation from `records/scenarios/`, and reads and replays record files with clear errors.
 //!
 //! It is not the viewer (that is `web/`) and holds no lane logic of its own: results come from the
-//! core, and the format and its checks live in `project_lanes::record`.
+//! core, and the record format and its checks live in `project_lanes::record`.
 
-pub mod scenarios;
+pub mod scenario;
 
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use project_lanes::record::{Header, ReplayMismatch, replay};
 use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, RecordError, VERSION};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+
+use crate::scenario::Scenario;
 
 pub use project_lanes::record::MAX_RECORD_BYTES;
 
@@ -36,6 +39,12 @@ pub struct OutputFile {
 /// The folder the committed records live in (`records/` in the workspace).
 pub fn records_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder of the bundled scenario files (`records/scenarios/`); their file names give the
+/// display order (`01-…`, `02-…`).
+pub fn scenarios_dir() -> PathBuf {
+    records_dir().join("scenarios")
 }
 
 /// Pretty JSON, two-space indent, keys in declaration order, final newline: byte-identical on
@@ -57,35 +66,267 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Runs every scenario and returns the record files followed by `index.json`.
-pub fn generate() -> Result<Vec<OutputFile>, Box<dyn std::error::Error>> {
-    let records = scenarios::all()?;
-    let mut files = Vec::with_capacity(records.len() + 1);
-    let mut entries = Vec::with_capacity(records.len());
-    for record in &records {
-        let file = OutputFile {
-            name: format!("{}.json", record.id),
-            bytes: to_json(record),
-        };
-        entries.push(IndexEntry {
-            id: record.id.clone(),
-            file: file.name.clone(),
-            title: record.title.clone(),
-            sha256: sha256_hex(&file.bytes),
-        });
-        files.push(file);
+/// Several problems, one per line (every file is checked before any is written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problems(pub Vec<String>);
+
+impl fmt::Display for Problems {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join("\n"))
     }
+}
+
+impl std::error::Error for Problems {}
+
+/// One record made from a scenario file.
+#[derive(Debug, Clone)]
+pub struct Made {
+    /// The scenario file it came from.
+    pub scenario: PathBuf,
+    /// The record.
+    pub record: Record,
+    /// Its file: `<id>.json` and its bytes.
+    pub file: OutputFile,
+}
+
+/// Runs scenario files on the core. Every file is tried; any problem (in any file, or two
+/// scenarios with one id, or a record over [`MAX_RECORD_BYTES`]) fails the whole run.
+pub fn run_scenarios(files: &[PathBuf]) -> Result<Vec<Made>, Problems> {
+    let mut made: Vec<Made> = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for path in files {
+        let record = match Scenario::load(path).and_then(|s| s.record()) {
+            Ok(record) => record,
+            Err(e) => {
+                problems.push(e.to_string());
+                continue;
+            }
+        };
+        let bytes = to_json(&record);
+        if bytes.len() as u64 > MAX_RECORD_BYTES {
+            problems.push(format!(
+                "{}: the record would be {} bytes; records may be at most {MAX_RECORD_BYTES} bytes (16 MiB): split the scenario",
+                path.display(),
+                bytes.len()
+            ));
+            continue;
+        }
+        if let Some(other) = made.iter().find(|m| m.record.id == record.id) {
+            problems.push(format!(
+                "{}: the record id \"{}\" is also the id of {}: each record needs its own id (and file)",
+                path.display(),
+                record.id,
+                other.scenario.display()
+            ));
+            continue;
+        }
+        made.push(Made {
+            scenario: path.clone(),
+            file: OutputFile {
+                name: format!("{}.json", record.id),
+                bytes,
+            },
+            record,
+        });
+    }
+    if problems.is_empty() {
+        Ok(made)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+/// `index.json` for these record files, in this order.
+pub fn index_of(records: &[(&Record, &OutputFile)]) -> Result<OutputFile, RecordError> {
     let index = Index {
         format: INDEX_FORMAT.into(),
         version: VERSION,
-        records: entries,
+        records: records
+            .iter()
+            .map(|(record, file)| IndexEntry {
+                id: record.id.clone(),
+                file: file.name.clone(),
+                title: record.title.clone(),
+                sha256: sha256_hex(&file.bytes),
+            })
+            .collect(),
     };
     index.check()?;
-    files.push(OutputFile {
+    Ok(OutputFile {
         name: INDEX_FILE.into(),
         bytes: to_json(&index),
-    });
+    })
+}
+
+/// The bundled scenario files, in display order (by file name).
+pub fn bundled_scenarios() -> Result<Vec<PathBuf>, Problems> {
+    scenario_files(&scenarios_dir())
+}
+
+/// The `*.toml` files of `dir`, sorted by name.
+pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, Problems> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Problems(vec![format!("cannot read {}: {e}", dir.display())]))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
     Ok(files)
+}
+
+/// Runs the bundled scenarios and returns the record files followed by `index.json`.
+pub fn generate() -> Result<Vec<OutputFile>, Problems> {
+    let made = run_scenarios(&bundled_scenarios()?)?;
+    let pairs: Vec<(&Record, &OutputFile)> = made.iter().map(|m| (&m.record, &m.file)).collect();
+    let index = index_of(&pairs).map_err(|e| Problems(vec![format!("index: {e}")]))?;
+    let mut files: Vec<OutputFile> = made.into_iter().map(|m| m.file).collect();
+    files.push(index);
+    Ok(files)
+}
+
+/// Writes files all or nothing: each is first written in full to a temporary file next to its
+/// destination, and only when every one is complete are they renamed into place. A failure
+/// leaves no partial file behind (the temporary files are removed).
+pub fn write_files(files: &[(PathBuf, &OutputFile)]) -> Result<(), String> {
+    let mut staged = Vec::with_capacity(files.len());
+    for (dir, file) in files {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let mut temp = tempfile::Builder::new()
+            .prefix(".lane-records-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+        temp.write_all(&file.bytes)
+            .and_then(|()| temp.flush())
+            .map_err(|e| format!("cannot write {}: {e}", dir.join(&file.name).display()))?;
+        staged.push((temp, dir.join(&file.name)));
+    }
+    for (temp, path) in staged {
+        temp.persist(&path)
+            .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    }
+    Ok(())
+}
+
+/// One record found in a folder by [`index_dir`].
+struct Found {
+    record: Record,
+    file: OutputFile,
+}
+
+/// Reads every record in `dir` (every `*.json` but `index.json`), replays each on the core, and
+/// returns `index.json` for them: in the order of `order` (record ids; every record in the
+/// folder listed once) or else by file name. JSON Schemas (a top-level `$schema`) are skipped
+/// and returned as such; any other file that is not a good record fails the whole index.
+pub fn index_dir(
+    dir: &Path,
+    order: Option<&[String]>,
+) -> Result<(OutputFile, Vec<PathBuf>), Problems> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Problems(vec![format!("cannot read {}: {e}", dir.display())]))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|ext| ext == "json"))
+        .filter(|p| p.file_name().is_some_and(|name| name != INDEX_FILE))
+        .collect();
+    paths.sort();
+    let mut problems = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
+    let mut skipped = Vec::new();
+    for path in &paths {
+        let read = read_record_bytes(path).and_then(|bytes| Ok((parse_record(&bytes)?, bytes)));
+        let (record, bytes) = match read {
+            Ok(read) => read,
+            Err(_) if is_json_schema(path) => {
+                skipped.push(path.clone());
+                continue;
+            }
+            Err(e) => {
+                problems.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        if let Err(mismatch) = replay(&record) {
+            problems.push(format!(
+                "{}: the record does not replay on the core: {}",
+                path.display(),
+                describe_mismatch(&mismatch)
+            ));
+            continue;
+        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let expected = format!("{}.json", record.id);
+        if name != expected {
+            problems.push(format!(
+                "{}: the record's id is \"{}\", so its file must be named {expected}",
+                path.display(),
+                record.id
+            ));
+            continue;
+        }
+        found.push(Found {
+            file: OutputFile {
+                name: expected,
+                bytes,
+            },
+            record,
+        });
+    }
+    if found.is_empty() && problems.is_empty() {
+        problems.push(format!(
+            "{}: no record files (*.json) to index; make some with `lane-records run`",
+            dir.display()
+        ));
+    }
+    if let Some(order) = order {
+        let mut ordered = Vec::with_capacity(found.len());
+        for (i, id) in order.iter().enumerate() {
+            if order[..i].contains(id) {
+                problems.push(format!("--order: \"{id}\" is listed twice"));
+            } else if let Some(at) = found.iter().position(|f| f.record.id == id.as_str()) {
+                ordered.push(found.remove(at));
+            } else if !problems.iter().any(|p| p.contains(&format!("{id}.json"))) {
+                problems.push(format!(
+                    "--order: no record \"{id}\" in {} (records there: {})",
+                    dir.display(),
+                    list_ids(ordered.iter().chain(&found))
+                ));
+            }
+        }
+        if !found.is_empty() {
+            problems.push(format!(
+                "--order leaves out {}: list every record of the folder",
+                list_ids(found.iter())
+            ));
+        }
+        found = ordered;
+    }
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    let pairs: Vec<(&Record, &OutputFile)> = found.iter().map(|f| (&f.record, &f.file)).collect();
+    let index = index_of(&pairs)
+        .map_err(|e| Problems(vec![format!("{}: {e}", dir.join(INDEX_FILE).display())]))?;
+    Ok((index, skipped))
+}
+
+/// Whether the file is a JSON Schema (such as `schema.json` beside the bundled records).
+fn is_json_schema(path: &Path) -> bool {
+    read_record_bytes(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|value| value.get("$schema").is_some())
+}
+
+fn list_ids<'a>(found: impl Iterator<Item = &'a Found>) -> String {
+    let ids: Vec<String> = found.map(|f| format!("\"{}\"", f.record.id)).collect();
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        ids.join(", ")
+    }
 }
 
 /// A committed file that differs from a fresh generation.
@@ -208,17 +449,22 @@ pub fn parse_record(bytes: &[u8]) -> Result<Record, ReadError> {
 
 /// Reads a record file, refusing one larger than [`MAX_RECORD_BYTES`] before reading it all.
 pub fn read_record(path: &Path) -> Result<Record, ReadError> {
+    parse_record(&read_record_bytes(path)?)
+}
+
+/// The bytes of a record file, refusing one larger than [`MAX_RECORD_BYTES`] before reading it.
+pub fn read_record_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     let mut file = File::open(path).map_err(ReadError::Io)?;
     let size = file.metadata().map_err(ReadError::Io)?.len();
     if size > MAX_RECORD_BYTES {
         return Err(ReadError::TooLarge { bytes: size });
     }
     let mut bytes = Vec::new();
-    file.by_ref()
+    Read::by_ref(&mut file)
         .take(MAX_RECORD_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;
-    parse_record(&bytes)
+    Ok(bytes)
 }
 
 /// What replaying one file found.

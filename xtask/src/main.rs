@@ -11,6 +11,7 @@ mod size;
 mod test_routes;
 mod tools;
 mod util;
+mod wasm_core;
 
 use std::process::ExitCode;
 
@@ -117,6 +118,7 @@ fn test() -> Result<()> {
     )?;
 
     prefetch.finish()?;
+    wasm_core::core_tests_on_wasm32()?;
     // Building the viewer builds the core for wasm32 too.
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
