@@ -945,32 +945,76 @@ impl std::error::Error for ReplayMismatch {}
 /// assert_eq!(replay(&record), Ok(()));
 /// ```
 pub fn replay(record: &Record) -> Result<(), ReplayMismatch> {
-    record.check().map_err(ReplayMismatch::Invalid)?;
-    let mut engine = Engine::new(&record.queues)
-        .map_err(|e| ReplayMismatch::Invalid(RecordError::invalid("queues", e.to_string())))?;
-    for (i, step) in record.steps.iter().enumerate() {
-        let actual = engine.run(step);
-        if actual != step.result {
-            return Err(ReplayMismatch::Result {
-                step: i,
-                op: step.op,
-                saved: Box::new(step.result.clone()),
-                actual: Box::new(actual),
-            });
-        }
-        compare_lanes(engine.lanes(), &step.lanes, Some((i, step.op)))?;
-        if let (Some(saved), Some(actual)) = (&step.reservations, engine.reservations())
-            && let Some((s, a)) = saved.iter().zip(&actual).find(|(s, a)| s != a)
-        {
-            return Err(ReplayMismatch::Reservations {
-                step: i,
-                op: step.op,
-                saved: Box::new(s.clone()),
-                actual: Box::new(a.clone()),
-            });
-        }
+    let mut replay = Replay::new(record)?;
+    while !replay.run(record, usize::MAX)? {}
+    Ok(())
+}
+
+/// A [`replay`] in progress, a few steps at a time, for callers that must not block for long
+/// (the viewer replays a 100,000-step record between the browser's frames).
+///
+/// ```
+/// use project_lanes::record::{Record, Replay};
+/// # let record: Record = serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();
+/// let mut replay = Replay::new(&record)?; // checks the record first
+/// while !replay.run(&record, 2)? {
+///     println!("{} of {} steps replayed", replay.position(), record.steps.len());
+/// }
+/// # Ok::<(), project_lanes::record::ReplayMismatch>(())
+/// ```
+pub struct Replay {
+    engine: Engine,
+    next: usize,
+}
+
+impl Replay {
+    /// Checks `record` ([`Record::check`]) and prepares fresh lanes or a fresh dispatcher.
+    pub fn new(record: &Record) -> Result<Replay, ReplayMismatch> {
+        record.check().map_err(ReplayMismatch::Invalid)?;
+        let engine = Engine::new(&record.queues)
+            .map_err(|e| ReplayMismatch::Invalid(RecordError::invalid("queues", e.to_string())))?;
+        Ok(Replay { engine, next: 0 })
     }
-    compare_lanes(engine.lanes(), &record.final_lanes, None)
+
+    /// How many steps have been replayed and matched.
+    pub fn position(&self) -> usize {
+        self.next
+    }
+
+    /// Replays up to `steps` more steps of `record` (the record given to [`Replay::new`]);
+    /// `Ok(true)` once every step and the final lanes matched.
+    pub fn run(&mut self, record: &Record, steps: usize) -> Result<bool, ReplayMismatch> {
+        let end = self.next.saturating_add(steps).min(record.steps.len());
+        let engine = &mut self.engine;
+        for (i, step) in record.steps.iter().enumerate().take(end).skip(self.next) {
+            let actual = engine.run(step);
+            if actual != step.result {
+                return Err(ReplayMismatch::Result {
+                    step: i,
+                    op: step.op,
+                    saved: Box::new(step.result.clone()),
+                    actual: Box::new(actual),
+                });
+            }
+            compare_lanes(engine.lanes(), &step.lanes, Some((i, step.op)))?;
+            if let (Some(saved), Some(actual)) = (&step.reservations, engine.reservations())
+                && let Some((s, a)) = saved.iter().zip(&actual).find(|(s, a)| s != a)
+            {
+                return Err(ReplayMismatch::Reservations {
+                    step: i,
+                    op: step.op,
+                    saved: Box::new(s.clone()),
+                    actual: Box::new(a.clone()),
+                });
+            }
+            self.next = i + 1;
+        }
+        if self.next < record.steps.len() {
+            return Ok(false);
+        }
+        compare_lanes(engine.lanes(), &record.final_lanes, None)?;
+        Ok(true)
+    }
 }
 
 /// What a record runs on: the lanes alone, or a dispatcher (which owns its lanes).

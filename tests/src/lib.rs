@@ -227,8 +227,13 @@ pub async fn tick() {
 }
 
 /// Polls `done` for up to two seconds.
-pub async fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    for _ in 0..200 {
+pub async fn eventually(done: impl FnMut() -> bool) -> bool {
+    eventually_within(2_000, done).await
+}
+
+/// Polls `done` for up to `ms` milliseconds.
+pub async fn eventually_within(ms: u32, mut done: impl FnMut() -> bool) -> bool {
+    for _ in 0..ms / 10 {
         if done() {
             return true;
         }
@@ -273,7 +278,8 @@ pub fn assert_shows(root: &Element, record: &Record, lang: &str) {
     );
     let tab = one(root, &format!("[role=tab][data-record-id={}]", record.id));
     assert_eq!(attr(&tab, "aria-selected").as_deref(), Some("true"));
-    assert_eq!(text(&tab), record.title.get(lang));
+    let tab_title = maybe(&tab, ".lv-tab-title").unwrap_or_else(|| tab.clone());
+    assert_eq!(text(&tab_title), record.title.get(lang));
     assert_eq!(text(&one(&panel, ".lv-title")), record.title.get(lang));
     assert_eq!(text(&one(&panel, ".lv-summary")), record.summary.get(lang));
     assert!(maybe(&panel, "[data-nothing-executed]").is_some());
@@ -408,4 +414,63 @@ pub fn global(name: &str) -> JsValue {
 /// Milliseconds from the page's high-resolution clock.
 pub fn now() -> f64 {
     window().performance().unwrap().now()
+}
+
+/// A fresh host element in the page.
+pub fn host() -> Element {
+    stylesheet();
+    let host = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    host
+}
+
+/// Options as a JS object, as `mount` makes them: a relative `src` is a path on the test site,
+/// and without one, the committed records' index.
+pub fn options(options: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    Reflect::set(&object, &s("src"), &s(&site("records/index.json"))).unwrap();
+    for (key, value) in options {
+        let value = match (*key, value.as_string()) {
+            ("src", Some(path)) => s(&site(&path)),
+            _ => value.clone(),
+        };
+        Reflect::set(&object, &JsValue::from_str(key), &value).unwrap();
+    }
+    object.into()
+}
+
+/// `mount` as the page calls it, rejections included. A mount still pending after
+/// `SNAPSHOT_AFTER_SECONDS` logs what the page shows.
+pub async fn try_mount(host: &Element, opts: &[(&str, JsValue)]) -> Result<Viewer, JsValue> {
+    let snapshot = PageSnapshot::start();
+    let result = lane_viewer::mount(host.clone(), options(opts)).await;
+    snapshot.cancel();
+    result
+}
+
+/// The `data-viewer-error` codes under `root`, in page order.
+pub fn error_codes(root: &Element) -> Vec<String> {
+    all(root, "[data-viewer-error]")
+        .iter()
+        .filter_map(|e| attr(e, "data-viewer-error"))
+        .collect()
+}
+
+/// Waits `ms` milliseconds.
+pub async fn sleep(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _| {
+        window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+}
+
+/// Resets the page's hash without a history entry or a `hashchange`.
+pub fn clear_hash() {
+    window()
+        .history()
+        .unwrap()
+        .replace_state_with_url(&JsValue::NULL, "", Some("#"))
+        .unwrap();
 }

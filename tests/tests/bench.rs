@@ -6,6 +6,8 @@
 //! - switching records (select + forced layout);
 //! - rendering large synthetic records (1,000 to 10,000 steps), to see the cost grow linearly:
 //!   the first steps shown and all steps in the DOM, on mount and on a re-render;
+//! - replaying records on the core in the browser (the 10,000-step record, the bundled ones);
+//! - opening a 10,000-step file to its first steps on screen.
 //! - the timeline (issue 10): drawing the 10,000-step record's timeline alone (segments, SVG,
 //!   layout; target ≤ 50 ms median), and switching between all bundled records, each with its
 //!   timeline (target ≤ 2 ms median).
@@ -182,4 +184,58 @@ async fn timeline_of_the_10000_step_record() {
         &format!("timeline_10000: draw ({segments} segments; compute + SVG + layout)"),
         samples,
     );
+}
+
+/// Issue 9: the core's check and replay in this browser (parse excluded), for the 10,000-step
+/// record and for the bundled records together.
+#[wasm_bindgen_test]
+async fn replay_in_the_browser() {
+    use project_lanes::record::{Record, replay};
+    let large: Record =
+        serde_json::from_str(&fetch_text("bench/10000/large-10000.json").await).unwrap();
+    let mut samples = Vec::new();
+    for _ in 0..21 {
+        let start = now();
+        assert_eq!(replay(&large), Ok(()));
+        samples.push(now() - start);
+    }
+    report(
+        "verify_10000_steps (check + replay, parse excluded)",
+        samples,
+    );
+
+    let mut bundled = Vec::new();
+    for entry in index().await.records {
+        bundled.push(record(entry.id.as_str()).await);
+    }
+    let mut samples = Vec::new();
+    for _ in 0..51 {
+        let start = now();
+        for record in &bundled {
+            assert_eq!(replay(record), Ok(()));
+        }
+        samples.push(now() - start);
+    }
+    report(
+        &format!("verify_bundled ({} records together)", bundled.len()),
+        samples,
+    );
+}
+
+/// Issue 9: opening a 10,000-step file (open_text: parse, check, the first replay chunk and the
+/// first steps built) until its first steps are laid out.
+#[wasm_bindgen_test]
+async fn open_a_10000_step_file() {
+    let text = fetch_text("bench/10000/large-10000.json").await;
+    let mut samples = Vec::new();
+    for _ in 0..9 {
+        let m = mount(&[("lang", s("en"))]).await;
+        let start = now();
+        m.viewer.open_text("large-10000.json", text.clone());
+        layout(&m.root());
+        samples.push(now() - start);
+        assert_eq!(m.viewer.selected().as_deref(), Some("large-10000"));
+        assert!(maybe(&m.root(), "[data-step]").is_some());
+    }
+    report("open_10000_step_file (to first steps on screen)", samples);
 }

@@ -6,6 +6,7 @@
 
 use lane_viewer_tests::*;
 use serde_json::Value;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MouseEvent, MouseEventInit};
@@ -457,4 +458,109 @@ async fn at_320_px_the_timeline_scrolls_inside_itself_and_the_viewer_does_not() 
     // Selecting the last step brings its column into the box.
     assert!(m.viewer.select_step(12));
     assert!(scroller.scroll_left() > 0);
+}
+
+#[wasm_bindgen(inline_js = r#"
+// Drops one file on `target` as a person would: a DataTransfer holding a File.
+export function dropFile(target, name, content) {
+  const data = new DataTransfer();
+  data.items.add(new File([content], name, { type: "application/json" }));
+  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = dropFile)]
+    fn drop_file(target: &Element, name: &str, content: &str);
+}
+
+/// A bundled record's JSON under another id (so it opens beside the bundled one).
+async fn renamed(id: &str, new_id: &str) -> Value {
+    let mut record = json(&format!("records/{id}.json")).await;
+    record["id"] = Value::String(new_id.to_string());
+    record
+}
+
+#[wasm_bindgen_test]
+async fn records_opened_with_open_text_or_dropped_get_their_timeline() {
+    for lang in LANGS {
+        let m = mount(&[("lang", s(lang))]).await;
+        let root = m.root();
+        // A dispatcher record, with open_text.
+        let gate = renamed("persistence-gate", "my-gate").await;
+        m.viewer.open_text("my-gate.json", gate.to_string());
+        assert_eq!(m.viewer.selected().as_deref(), Some("my-gate"));
+        assert_eq!(drawn(&root), rebuild(&gate), "my-gate in {lang}");
+        assert_eq!(drawn_refused(&root), refused(&gate), "my-gate in {lang}");
+        assert!(m.viewer.select_step(3));
+        assert_current(&m, 3, 13, lang);
+        click(&one(&root, "[data-step-next]"));
+        assert_current(&m, 4, 13, lang);
+        // A lanes record, dropped: it is selected with no current step.
+        let busy = renamed("busy-project", "my-busy").await;
+        drop_file(&root, "my-busy.json", &busy.to_string());
+        assert!(eventually(|| m.viewer.selected().as_deref() == Some("my-busy")).await);
+        assert_eq!(m.viewer.current_step(), None);
+        assert_eq!(current(&root), None);
+        assert_eq!(drawn(&root), rebuild(&busy), "my-busy in {lang}");
+        let steps = busy["steps"].as_array().unwrap().len();
+        let svg = timeline(&root);
+        svg.unchecked_ref::<web_sys::HtmlElement>().focus().ok();
+        key(&svg, "End");
+        assert_current(&m, steps - 1, steps, lang);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn select_step_called_while_the_viewer_rebuilds_takes_effect() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use wasm_bindgen::closure::Closure;
+
+    let host = host();
+    let viewer = Rc::new(
+        try_mount(
+            &host,
+            &[("lang", s("en")), ("record", s("persistence-gate"))],
+        )
+        .await
+        .unwrap(),
+    );
+    let root = one(&host, "[data-lane-viewer]");
+    assert!(viewer.select_step(1));
+    // What the page's handler saw: the current step, and whether select_step was accepted.
+    type Seen = Rc<RefCell<Vec<(Option<u32>, bool)>>>;
+    let seen: Seen = Rc::default();
+    let on_focusout = {
+        let (viewer, seen) = (viewer.clone(), seen.clone());
+        Closure::<dyn FnMut()>::new(move || {
+            let current = viewer.current_step();
+            let accepted = viewer.select_step(7);
+            seen.borrow_mut().push((current, accepted));
+        })
+    };
+    host.add_event_listener_with_callback("focusout", on_focusout.as_ref().unchecked_ref())
+        .unwrap();
+    // Focus inside the raw JSON, then a re-render takes that element away.
+    one(&root, "details.lv-raw")
+        .set_attribute("open", "")
+        .unwrap();
+    one(&root, ".lv-json")
+        .unchecked_ref::<web_sys::HtmlElement>()
+        .focus()
+        .unwrap();
+    assert!(viewer.set_lang("ja"));
+    host.remove_event_listener_with_callback("focusout", on_focusout.as_ref().unchecked_ref())
+        .unwrap();
+    let seen = seen.borrow().clone();
+    assert!(!seen.is_empty(), "focusout fired during the re-render");
+    assert_eq!(seen[0], (Some(1), true));
+    assert_eq!(viewer.current_step(), Some(7));
+    assert_eq!(current(&root), Some(7));
+    let cards = all(&root, ".lv-current");
+    assert_eq!(cards.len(), 1);
+    assert_eq!(attr(&cards[0], "data-step").as_deref(), Some("7"));
+    assert_eq!(attr(&root, "lang").as_deref(), Some("ja"));
+    viewer.destroy();
+    assert!(!viewer.select_step(2), "a destroyed viewer selects no step");
+    host.remove();
 }

@@ -1,22 +1,32 @@
 //! One mounted viewer: its state (records, selection, language), its DOM, its listeners.
 //!
 //! Each viewer owns everything it touches below its own root element; several viewers on one
-//! page share nothing (ids are prefixed per instance, listeners are per root).
+//! page share nothing (element ids come from one counter per document, listeners are per root).
+//!
+//! Every change goes through [`Core::call`]: it runs at once, or — when a page's handler calls
+//! the viewer while the viewer itself is changing the page (focus and blur events fire
+//! synchronously) — right after the current change. Getters read a [`Mirror`] of the state that
+//! is never held across DOM work, so they answer at any moment.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
+use js_sys::{Reflect, Symbol};
 use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, Event, HtmlElement, KeyboardEvent};
+use web_sys::{Document, Element, Event, HtmlElement, HtmlInputElement, KeyboardEvent};
 
 use crate::dom::{Listener, append, attr, clear, el};
 use crate::i18n::{Lang, Msg, ViewerError, text};
-use crate::load::{Entry, LoadError};
+use crate::load::{self, Entry, LoadError, Opened};
 use crate::render;
 use crate::timeline;
+use crate::verify;
 
 thread_local! {
-    static INSTANCES: Cell<u32> = const { Cell::new(0) };
+    /// Every mounted viewer until `destroy`: the page's element keeps its viewer alive even when
+    /// the page drops the handle `mount` returned.
+    static LIVE: RefCell<Vec<Rc<Core>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Where a selection or language change came from: hash changes must not write the hash back.
@@ -26,6 +36,70 @@ pub enum Origin {
     Hash,
 }
 
+/// What the handle's getters read, kept outside the app's `RefCell`.
+pub struct Mirror {
+    pub selected: RefCell<Option<String>>,
+    pub lang: Cell<Lang>,
+    pub ids: RefCell<Vec<String>>,
+    pub loading: Cell<bool>,
+    pub destroyed: Cell<bool>,
+    pub settled: RefCell<Option<js_sys::Promise>>,
+    /// Timeline (issue 10): the current step (from 0) and the selected record's step count.
+    pub current_step: Cell<Option<usize>>,
+    pub steps: Cell<usize>,
+}
+
+type Call = Box<dyn FnOnce(&mut App)>;
+
+/// A viewer: the app and the calls waiting for it.
+pub struct Core {
+    app: RefCell<App>,
+    pub mirror: Rc<Mirror>,
+    queue: RefCell<VecDeque<Call>>,
+}
+
+pub type Shared = Rc<Core>;
+
+impl Core {
+    /// Runs `f` on the app now, or queues it until the app's current change is done. Focus moves
+    /// only once the app is released: `focus()` fires events whose handlers may call the viewer.
+    pub fn call(&self, f: impl FnOnce(&mut App) + 'static) {
+        let Ok(mut app) = self.app.try_borrow_mut() else {
+            self.queue.borrow_mut().push_back(Box::new(f));
+            return;
+        };
+        f(&mut app);
+        let mut focus = app.focus_after.take();
+        drop(app);
+        loop {
+            if let Some(element) = focus.take() {
+                element.focus().ok();
+            }
+            let Some(next) = self.queue.borrow_mut().pop_front() else {
+                break;
+            };
+            let Ok(mut app) = self.app.try_borrow_mut() else {
+                break;
+            };
+            next(&mut app);
+            focus = app.focus_after.take();
+        }
+    }
+
+    /// Registers the viewer as live (kept until `destroy`).
+    pub fn keep(core: &Shared) {
+        LIVE.with(|live| live.borrow_mut().push(core.clone()));
+    }
+
+    fn forget(core: *const Core) {
+        LIVE.with(|live| {
+            if let Ok(mut live) = live.try_borrow_mut() {
+                live.retain(|c| !std::ptr::eq(Rc::as_ptr(c), core));
+            }
+        });
+    }
+}
+
 pub struct App {
     doc: Document,
     /// The viewer's own root, inside the embedder's element.
@@ -33,101 +107,174 @@ pub struct App {
     prefix: String,
     lang: Lang,
     hash_sync: bool,
+    open_controls: bool,
     entries: Vec<Entry>,
     selected: usize,
     index_error: Option<LoadError>,
     notice: Option<LoadError>,
     status: Element,
     langs: Element,
+    tools: Element,
     tablist: Element,
     panel: Element,
-    /// Resolves when the selected record's steps are all in the page.
-    settled: Option<js_sys::Promise>,
     listeners: Vec<Listener>,
     destroyed: bool,
+    mirror: Rc<Mirror>,
+    core: Weak<Core>,
+    /// The element to focus once the current change is done (see [`Core::call`]).
+    focus_after: Option<HtmlElement>,
     /// Timeline (issue 10): the current step of the selected record (from 0), if any.
     current_step: Option<usize>,
 }
 
-pub type Shared = Rc<RefCell<App>>;
+/// The document-wide counter of viewer ids: shared by every copy of this module on the page.
+fn next_prefix(doc: &Document) -> String {
+    let key = Symbol::for_("lane-viewer.ids");
+    let mut n = Reflect::get(doc, &key)
+        .ok()
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0) as u64;
+    loop {
+        n += 1;
+        let prefix = format!("lv{n}");
+        // Also skip ids something else on the page already uses.
+        if doc.get_element_by_id(&format!("{prefix}-panel")).is_none()
+            && doc.get_element_by_id(&format!("{prefix}-tab-0")).is_none()
+        {
+            let _ = Reflect::set(doc, &key, &JsValue::from_f64(n as f64));
+            return prefix;
+        }
+    }
+}
+
+/// The viewer that follows the page's hash, if any: one per document.
+fn hash_owner_key() -> Symbol {
+    Symbol::for_("lane-viewer.hash")
+}
+
+/// Whether another live viewer on this page already follows the hash.
+pub fn hash_taken(doc: &Document) -> bool {
+    Reflect::get(doc, &hash_owner_key())
+        .ok()
+        .and_then(|v| v.dyn_into::<Element>().ok())
+        .is_some_and(|root| root.is_connected())
+}
 
 impl App {
     /// Creates the viewer's root inside `host` with a loading message.
-    pub fn new(host: &Element, lang: Lang, hash_sync: bool) -> Shared {
+    pub fn create(host: &Element, lang: Lang, hash_sync: bool, open_controls: bool) -> Shared {
         let doc = host
             .owner_document()
             .expect_throw("element is not in a document");
-        let n = INSTANCES.with(|c| {
-            c.set(c.get() + 1);
-            c.get()
-        });
+        let prefix = next_prefix(&doc);
         let root = el(&doc, "div", "lane-viewer", None);
         attr(&root, "data-lane-viewer", "");
         let status = el(&doc, "div", "lv-status", None);
         attr(&status, "role", "status");
         let langs = el(&doc, "div", "lv-langs", None);
         attr(&langs, "role", "group");
+        let tools = el(&doc, "div", "lv-tools", None);
         let tablist = el(&doc, "div", "lv-tabs", None);
         attr(&tablist, "role", "tablist");
         let panel = el(&doc, "section", "lv-panel", None);
         attr(&panel, "role", "tabpanel");
         attr(&panel, "tabindex", "0");
-        let prefix = format!("lv{n}");
         attr(&panel, "id", &format!("{prefix}-panel"));
-        for part in [&langs, &status, &tablist, &panel] {
+        for part in [&langs, &tools, &status, &tablist, &panel] {
             append(&root, part);
         }
         host.append_child(&root).unwrap_throw();
-        let app = Rc::new(RefCell::new(App {
-            doc,
-            root,
-            prefix,
-            lang,
-            hash_sync,
-            entries: Vec::new(),
-            selected: 0,
-            index_error: None,
-            notice: None,
-            status,
-            langs,
-            tablist,
-            panel,
-            settled: None,
-            listeners: Vec::new(),
-            destroyed: false,
-            current_step: None,
-        }));
-        app.borrow_mut().render_all(true);
-        app
+        if hash_sync {
+            let _ = Reflect::set(&doc, &hash_owner_key(), &root);
+        }
+        let mirror = Rc::new(Mirror {
+            selected: RefCell::new(None),
+            lang: Cell::new(lang),
+            ids: RefCell::new(Vec::new()),
+            loading: Cell::new(true),
+            destroyed: Cell::new(false),
+            settled: RefCell::new(None),
+            current_step: Cell::new(None),
+            steps: Cell::new(0),
+        });
+        let core = Rc::new_cyclic(|weak| Core {
+            app: RefCell::new(App {
+                doc,
+                root,
+                prefix,
+                lang,
+                hash_sync,
+                open_controls,
+                entries: Vec::new(),
+                selected: 0,
+                index_error: None,
+                notice: None,
+                status,
+                langs,
+                tools,
+                tablist,
+                panel,
+                listeners: Vec::new(),
+                destroyed: false,
+                mirror: mirror.clone(),
+                core: weak.clone(),
+                focus_after: None,
+                current_step: None,
+            }),
+            mirror,
+            queue: RefCell::new(VecDeque::new()),
+        });
+        core.call(|app| app.render_all());
+        core
     }
 
-    /// Registers the viewer's listeners, once: clicks and keys on its root, and `hashchange`
-    /// on the window when it follows the deep link.
-    pub fn listen(app: &Shared) {
-        let weak = Rc::downgrade(app);
-        let root = app.borrow().root.clone();
-        let mut listeners = vec![
-            Listener::new(&root, "click", with(&weak, App::on_click)),
-            Listener::new(&root, "keydown", with(&weak, App::on_keydown)),
-        ];
-        if app.borrow().hash_sync
-            && let Some(window) = web_sys::window()
-        {
-            listeners.push(Listener::new(
-                &window,
-                "hashchange",
-                with(&weak, |app, _| app.apply_hash()),
-            ));
-        }
-        app.borrow_mut().listeners = listeners;
+    /// Registers the viewer's listeners, once: clicks, keys, file choices and drops on its root,
+    /// and `hashchange` on the window when it follows the deep link.
+    pub fn listen(core: &Shared) {
+        let weak = Rc::downgrade(core);
+        core.call(move |app| {
+            let root = app.root.clone();
+            let mut listeners = vec![
+                Listener::new(&root, "click", with(&weak, App::on_click)),
+                Listener::new(&root, "keydown", with(&weak, App::on_keydown)),
+            ];
+            if app.open_controls {
+                listeners.push(Listener::new(&root, "change", with(&weak, App::on_change)));
+                listeners.push(Listener::new(&root, "dragover", |event: Event| {
+                    // Accepting the drag is what makes the drop event fire.
+                    event.prevent_default();
+                }));
+                listeners.push(Listener::new(&root, "drop", with(&weak, App::on_drop)));
+            }
+            if app.hash_sync
+                && let Some(window) = web_sys::window()
+            {
+                listeners.push(Listener::new(
+                    &window,
+                    "hashchange",
+                    with(&weak, |app, _| app.apply_hash()),
+                ));
+            }
+            app.listeners = listeners;
+        });
     }
 
     /// Takes the loaded records (or the index error), applies the initial selection and renders.
     pub fn loaded(&mut self, result: Result<Vec<Entry>, LoadError>, initial: Option<String>) {
+        if self.destroyed {
+            return;
+        }
+        self.mirror.loading.set(false);
         match result {
-            Ok(entries) => self.entries = entries,
+            Ok(entries) => {
+                // Records opened while the index loaded stay, after the index's.
+                let opened = std::mem::take(&mut self.entries);
+                self.entries = entries;
+                self.add_entries(opened);
+            }
             Err(error) => self.index_error = Some(error),
         }
+        // The hash is read now, not at mount: a deep link followed while loading wins.
         let deep = if self.hash_sync { read_hash().0 } else { None };
         if let Some(id) = initial.or(deep) {
             match self.position(&id) {
@@ -143,7 +290,8 @@ impl App {
         {
             self.current_step = Some(n);
         }
-        self.render_all(false);
+        self.sync_mirror();
+        self.render_all();
         if self.current_step.is_some() {
             self.show_step(true);
         }
@@ -158,7 +306,7 @@ impl App {
             return false;
         }
         if self.current_step != Some(n) {
-            self.current_step = Some(n);
+            self.set_current_step(Some(n));
             self.show_step(origin == Origin::User);
         }
         if origin == Origin::User && self.hash_sync {
@@ -167,8 +315,10 @@ impl App {
         true
     }
 
-    pub fn current_step(&self) -> Option<usize> {
-        self.current_step
+    /// Timeline (issue 10): the current step, here and in the mirror.
+    fn set_current_step(&mut self, step: Option<usize>) {
+        self.current_step = step;
+        self.mirror.current_step.set(step);
     }
 
     /// Steps of the selected record (0 if it did not load).
@@ -181,13 +331,17 @@ impl App {
 
     /// Timeline (issue 10): draws the current step into the panel.
     fn show_step(&self, scroll: bool) {
-        let settled = self.settled.clone();
+        let settled = self.mirror.settled.borrow().clone();
         let (root, panel) = (&self.root, &self.panel);
         timeline::show(root, panel, self.lang, self.current_step, scroll, settled);
     }
 
-    pub fn lang(&self) -> Lang {
-        self.lang
+    fn sync_mirror(&self) {
+        *self.mirror.selected.borrow_mut() = self.selected_id();
+        self.mirror.lang.set(self.lang);
+        *self.mirror.ids.borrow_mut() = self.entries.iter().map(|e| e.id.clone()).collect();
+        self.mirror.current_step.set(self.current_step);
+        self.mirror.steps.set(self.step_count());
     }
 
     pub fn selected_id(&self) -> Option<String> {
@@ -219,7 +373,8 @@ impl App {
         }
         if lang != self.lang {
             self.lang = lang;
-            self.render_all(false);
+            self.mirror.lang.set(lang);
+            self.render_all();
         }
         if origin == Origin::User && self.hash_sync {
             self.write_hash(false);
@@ -227,13 +382,75 @@ impl App {
         true
     }
 
+    /// Opens files a person chose, dropped or handed over with `open_text`: they become tabs
+    /// after the others, and the first is selected. Nothing leaves the browser.
+    pub fn open(&mut self, files: Vec<Opened>) {
+        if self.destroyed || files.is_empty() {
+            return;
+        }
+        let entries = load::read_opened(files);
+        let first = self.entries.len();
+        self.add_entries(entries);
+        if first < self.entries.len() && !self.mirror.loading.get() {
+            self.selected = first;
+            self.notice = None;
+            self.current_step = None; // Timeline (issue 10): a new record starts with no step.
+            self.sync_mirror();
+            self.render_all();
+            if self.hash_sync {
+                self.write_hash(false);
+            }
+        } else {
+            self.sync_mirror();
+        }
+    }
+
+    /// Appends entries; an opened record whose id is already shown becomes an error tab, named by
+    /// its file name.
+    fn add_entries(&mut self, entries: Vec<Entry>) {
+        for mut entry in entries {
+            if entry.content.is_ok() && self.position(&entry.id).is_some() {
+                let error = LoadError::new(
+                    ViewerError::DuplicateRecord,
+                    format!("a record with the id \"{}\" is already shown", entry.id),
+                );
+                entry = load::failed(&entry.file, error);
+            }
+            if entry.id.is_empty() || self.position(&entry.id).is_some() {
+                // An opened file that could not be read is named by its file name.
+                let base = entry.file.clone();
+                let mut id = base.clone();
+                let mut n = 1;
+                while self.position(&id).is_some() {
+                    n += 1;
+                    id = format!("{base} ({n})");
+                }
+                entry.id = id;
+            }
+            self.entries.push(entry);
+        }
+    }
+
     /// Removes the viewer's DOM and listeners; afterwards `select` and `set_lang` do nothing.
     pub fn destroy(&mut self) {
         self.destroyed = true;
+        self.mirror.destroyed.set(true);
         self.listeners.clear();
-        // Emptying the panel also stops a large record's background rendering.
+        // Emptying the panel also stops a large record's background rendering; dropping the
+        // entries stops their background verification.
         clear(&self.panel);
+        self.entries.clear();
+        if self.hash_sync
+            && Reflect::get(&self.doc, &hash_owner_key())
+                .ok()
+                .is_some_and(|owner| owner == JsValue::from(&self.root))
+        {
+            let _ = Reflect::delete_property(&self.doc, &hash_owner_key());
+        }
         self.root.remove();
+        if let Some(core) = self.core.upgrade() {
+            Core::forget(Rc::as_ptr(&core));
+        }
     }
 
     fn position(&self, id: &str) -> Option<usize> {
@@ -243,11 +460,14 @@ impl App {
     fn select_index(&mut self, i: usize, origin: Origin) {
         let changed = i != self.selected;
         self.selected = i;
+        *self.mirror.selected.borrow_mut() = self.selected_id();
         if self.notice.take().is_some() {
             self.render_status();
         }
         if changed {
-            self.current_step = None; // Timeline (issue 10): a new record starts with no step.
+            // Timeline (issue 10): a new record starts with no step.
+            self.set_current_step(None);
+            self.mirror.steps.set(self.step_count());
             self.update_tabs();
             self.render_panel();
         }
@@ -256,8 +476,38 @@ impl App {
         }
     }
 
-    fn render_all(&mut self, loading: bool) {
+    /// What has focus inside the viewer, to give the same place focus after a rebuild.
+    fn focus_key(&self) -> Option<String> {
+        let active = self.doc.active_element()?;
+        if !self.root.contains(Some(&active)) {
+            return None;
+        }
+        if let Some(id) = active
+            .get_attribute("role")
+            .filter(|r| r == "tab")
+            .and(active.get_attribute("data-record-id"))
+        {
+            return Some(format!(
+                "[role=tab][data-record-id=\"{}\"]",
+                css_string(&id)
+            ));
+        }
+        if let Some(tag) = active.get_attribute("data-lang-choice") {
+            return Some(format!("[data-lang-choice={tag}]"));
+        }
+        if active.has_attribute("data-open-records") {
+            return Some("[data-open-records]".into());
+        }
+        if self.panel.contains(Some(&active)) {
+            return Some("[role=tabpanel]".into());
+        }
+        None
+    }
+
+    fn render_all(&mut self) {
+        let focus = self.focus_key();
         let lang = self.lang;
+        let loading = self.mirror.loading.get();
         attr(&self.root, "lang", lang.tag());
         attr(&self.root, "aria-label", text(lang, Msg::ViewerLabel));
         if loading {
@@ -266,6 +516,7 @@ impl App {
             self.root.remove_attribute("aria-busy").ok();
         }
         self.render_langs();
+        self.render_tools();
         self.render_status();
         if loading {
             append(
@@ -282,6 +533,9 @@ impl App {
         }
         self.update_tabs();
         self.render_panel();
+        if let Some(selector) = focus {
+            self.focus_after = self.find(&selector);
+        }
     }
 
     fn render_langs(&self) {
@@ -302,6 +556,13 @@ impl App {
                 if lang == self.lang { "true" } else { "false" },
             );
             append(&self.langs, &button);
+        }
+    }
+
+    fn render_tools(&self) {
+        clear(&self.tools);
+        if self.open_controls {
+            render::open_controls(&self.doc, self.lang, &self.tools);
         }
     }
 
@@ -330,40 +591,71 @@ impl App {
     }
 
     fn render_panel(&mut self) {
-        self.settled = None;
+        *self.mirror.settled.borrow_mut() = None;
         clear(&self.panel);
-        for name in ["data-selected-record", "aria-labelledby"] {
+        for name in [
+            "data-selected-record",
+            "aria-labelledby",
+            "data-verification",
+        ] {
             self.panel.remove_attribute(name).ok();
         }
         let Some(entry) = self.entries.get(self.selected) else {
             self.panel.set_attribute("hidden", "").ok();
             return;
         };
+        if let Ok(loaded) = &entry.content {
+            let weak = self.core.clone();
+            verify::start(loaded, move |loaded| {
+                let Some(core) = weak.upgrade() else { return };
+                let loaded = loaded.clone();
+                core.call(move |app| app.refresh_verification(&loaded));
+            });
+        }
         self.panel.remove_attribute("hidden").ok();
         attr(
             &self.panel,
             "aria-labelledby",
             &format!("{}-tab-{}", self.prefix, self.selected),
         );
-        self.settled = render::panel(&self.doc, self.lang, &self.panel, entry);
+        let settled = render::panel(&self.doc, self.lang, &self.panel, entry);
+        *self.mirror.settled.borrow_mut() = settled;
         self.show_step(false); // Timeline (issue 10): keep the current step across redraws.
     }
 
+    /// Shows new verification progress or its result, if that record is the one shown.
+    fn refresh_verification(&mut self, loaded: &Rc<load::Loaded>) {
+        if self.destroyed {
+            return;
+        }
+        let shown = self
+            .entries
+            .get(self.selected)
+            .and_then(|e| e.content.as_ref().ok())
+            .is_some_and(|l| Rc::ptr_eq(l, loaded));
+        if shown {
+            render::update_verification(&self.doc, self.lang, &self.panel, loaded);
+        }
+    }
+
     /// A promise that resolves once every step of the selected record is in the page.
-    pub fn settled(&self) -> js_sys::Promise {
-        self.settled
+    pub fn settled(mirror: &Mirror) -> js_sys::Promise {
+        mirror
+            .settled
+            .borrow()
             .clone()
             .unwrap_or_else(|| js_sys::Promise::resolve(&JsValue::UNDEFINED))
     }
 
-    /// Handles a click; returns the element to focus afterwards (see [`with`]).
-    fn on_click(&mut self, event: Event) -> Option<HtmlElement> {
-        let target = event_element(&event)?;
+    /// Handles a click.
+    fn on_click(&mut self, event: Event) {
+        let Some(target) = event_element(&event) else {
+            return;
+        };
         if let Some(tab) = closest(&target, "[role=tab][data-record-id]")
             && let Some(id) = tab.get_attribute("data-record-id")
         {
             self.select(&id, Origin::User);
-            None
         } else if let Some(button) = closest(&target, "[data-lang-choice]")
             && let Some(lang) = button
                 .get_attribute("data-lang-choice")
@@ -371,21 +663,62 @@ impl App {
         {
             self.set_lang(lang, Origin::User);
             // The switcher was rebuilt: keep focus on the same choice.
-            self.find(&format!("[data-lang-choice={}]", lang.tag()))
+            self.focus_after = self.find(&format!("[data-lang-choice={}]", lang.tag()));
+        } else if closest(&target, "[data-open-records]").is_some() {
+            if let Some(input) = self.find("input[data-open-input]") {
+                input.click();
+            }
+        } else if let Some(link) = closest(&target, "[data-goto-step]") {
+            event.prevent_default();
+            let step = link.get_attribute("data-goto-step").unwrap_or_default();
+            if let Some(step) = self.find(&format!("[data-step=\"{}\"]", css_string(&step))) {
+                attr(&step, "tabindex", "-1");
+                step.scroll_into_view();
+                self.focus_after = Some(step);
+            }
         } else if let Some(action) = timeline::click(&target, &event) {
             // Timeline (issue 10): a column, or the previous/next buttons.
             if let Some(n) = action.target(self.current_step, self.step_count()) {
                 self.select_step(n, Origin::User);
             }
-            None
-        } else {
-            None
         }
     }
 
-    /// WAI-ARIA tabs with automatic activation: arrows move and select, Home/End jump.
-    /// Returns the tab to focus afterwards.
-    fn on_keydown(&mut self, event: Event) -> Option<HtmlElement> {
+    /// The file picker's choice.
+    fn on_change(&mut self, event: Event) {
+        let Some(input) = event
+            .target()
+            .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        if !input.has_attribute("data-open-input") {
+            return;
+        }
+        let files = input.files();
+        read_files(self.core.clone(), files);
+        input.set_value("");
+    }
+
+    /// Files dropped on the viewer.
+    fn on_drop(&mut self, event: Event) {
+        let Some(drag) = event.dyn_ref::<web_sys::DragEvent>() else {
+            return;
+        };
+        event.prevent_default();
+        let files = drag.data_transfer().and_then(|d| d.files());
+        read_files(self.core.clone(), files);
+    }
+
+    /// WAI-ARIA tabs with automatic activation: arrows move from the focused tab and select,
+    /// Home/End jump. Keys with a modifier (Alt+Arrow is the browser's Back) are left alone.
+    fn on_keydown(&mut self, event: Event) {
+        let Some(keys) = event.dyn_ref::<KeyboardEvent>() else {
+            return;
+        };
+        if keys.alt_key() || keys.ctrl_key() || keys.meta_key() || keys.shift_key() {
+            return;
+        }
         // Timeline (issue 10): arrows, Home and End move the current step.
         if let Some(target) = event_element(&event)
             && let Some(action) = timeline::key(&target, &event)
@@ -394,35 +727,45 @@ impl App {
             if let Some(n) = action.target(self.current_step, self.step_count()) {
                 self.select_step(n, Origin::User);
             }
-            return None;
+            return;
         }
-        let key = event.dyn_ref::<KeyboardEvent>()?.key();
-        let on_tab = event_element(&event)
-            .is_some_and(|t| t.get_attribute("role").as_deref() == Some("tab"));
+        let key = keys.key();
+        let Some(tab) =
+            event_element(&event).filter(|t| t.get_attribute("role").as_deref() == Some("tab"))
+        else {
+            return;
+        };
         let count = self.entries.len();
-        if !on_tab || count == 0 {
-            return None;
-        }
+        let Some(from) = tab
+            .get_attribute("data-record-id")
+            .and_then(|id| self.position(&id))
+        else {
+            return;
+        };
         let next = match key.as_str() {
-            "ArrowRight" | "ArrowDown" => (self.selected + 1) % count,
-            "ArrowLeft" | "ArrowUp" => (self.selected + count - 1) % count,
+            "ArrowRight" | "ArrowDown" => (from + 1) % count,
+            "ArrowLeft" | "ArrowUp" => (from + count - 1) % count,
             "Home" => 0,
             "End" => count - 1,
-            _ => return None,
+            _ => return,
         };
         event.prevent_default();
         self.select_index(next, Origin::User);
-        self.find(&format!("#{}-tab-{next}", self.prefix))
+        self.focus_after = self.find(&format!("#{}-tab-{next}", self.prefix));
     }
 
     fn find(&self, selector: &str) -> Option<HtmlElement> {
         self.root.query_selector(selector).ok()??.dyn_into().ok()
     }
 
-    fn apply_hash(&mut self) -> Option<HtmlElement> {
+    fn apply_hash(&mut self) {
         let (record, lang) = read_hash();
         if let Some(lang) = lang {
             self.set_lang(lang, Origin::Hash);
+        }
+        // While the index loads, `loaded` reads the hash itself: no record can be selected yet.
+        if self.mirror.loading.get() {
+            return;
         }
         if let Some(id) = record
             && self.selected_id().as_deref() != Some(id.as_str())
@@ -435,25 +778,38 @@ impl App {
                 self.select_step(n, Origin::Hash);
             }
             None if self.current_step.is_some() => {
-                self.current_step = None;
+                self.set_current_step(None);
                 self.show_step(false);
             }
             None => {}
         }
-        None
     }
 
-    /// Writes `#record=<id>&lang=<tag>`: a new history entry, or a replacement at mount.
+    /// Writes `#record=<id>&lang=<tag>[&step=<n>]`: a new history entry, or a replacement at mount.
     fn write_hash(&self, replace: bool) {
         let Some(id) = self.selected_id() else { return };
-        let mut hash = format!("#record={id}&lang={}", self.lang.tag());
-        if let Some(n) = self.current_step {
-            hash.push_str(&format!("&step={}", n + 1)); // Timeline (issue 10), from 1.
-        }
         let Some(window) = web_sys::window() else {
             return;
         };
         let location = window.location();
+        // Other keys of the page's (such as the standalone page's `src=`) are kept, first.
+        let mut hash = String::from("#");
+        for pair in location
+            .hash()
+            .unwrap_or_default()
+            .trim_start_matches('#')
+            .split('&')
+        {
+            let key = pair.split('=').next().unwrap_or_default();
+            if !pair.is_empty() && key != "record" && key != "lang" && key != "step" {
+                hash.push_str(pair);
+                hash.push('&');
+            }
+        }
+        hash.push_str(&format!("record={id}&lang={}", self.lang.tag()));
+        if let Some(n) = self.current_step {
+            hash.push_str(&format!("&step={}", n + 1)); // Timeline (issue 10), from 1.
+        }
         if location.hash().ok().as_deref() == Some(hash.as_str()) {
             return;
         }
@@ -469,24 +825,53 @@ impl App {
     }
 }
 
-/// Wraps a method so a listener can call it through a weak reference (no cycle: the app owns
-/// its listeners, the listeners do not own the app). Focus moves only after the app is released:
-/// `focus()` fires focus and blur events at once, and a page's handler for them may call the
-/// viewer again.
-fn with<F: Fn(&mut App, Event) -> Option<HtmlElement> + 'static>(
-    weak: &Weak<RefCell<App>>,
-    f: F,
-) -> impl FnMut(Event) + use<F> {
-    let weak = weak.clone();
-    move |event| {
-        let Some(app) = weak.upgrade() else { return };
-        let focus = match app.try_borrow_mut() {
-            Ok(mut app) => f(&mut app, event),
-            Err(_) => return,
-        };
-        if let Some(element) = focus {
-            element.focus().ok();
+/// Reads the files of a picker or a drop (each refused from its size before it is read), then
+/// opens them together.
+fn read_files(core: Weak<Core>, files: Option<web_sys::FileList>) {
+    let Some(files) = files else { return };
+    let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+    if files.is_empty() {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut opened = Vec::with_capacity(files.len());
+        for file in files {
+            let size = file.size();
+            let bytes = if size > project_lanes::record::MAX_RECORD_BYTES as f64 {
+                Err(load::too_large(ViewerError::RecordTooLarge, size as u64))
+            } else {
+                wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+                    .await
+                    .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
+                    .map_err(|_| {
+                        LoadError::new(ViewerError::RecordUnavailable, "the file could not be read")
+                    })
+            };
+            opened.push(Opened {
+                name: file.name(),
+                bytes,
+            });
         }
+        if let Some(core) = core.upgrade() {
+            core.call(move |app| app.open(opened));
+        }
+    });
+}
+
+/// Wraps a method so a listener can call it through a weak reference (no cycle: the app owns
+/// its listeners, the listeners do not own the app). An event that arrives while the viewer is
+/// changing the page (it caused it) is dropped, except that its default action stays.
+fn with<F: Fn(&mut App, Event) + 'static>(weak: &Weak<Core>, f: F) -> impl FnMut(Event) + use<F> {
+    let weak = weak.clone();
+    let f = Rc::new(f);
+    move |event| {
+        let Some(core) = weak.upgrade() else { return };
+        if core.app.try_borrow_mut().is_err() {
+            return;
+        }
+        // The app is free: `call` runs this at once, while the event is being dispatched.
+        let f = f.clone();
+        core.call(move |app| f(app, event));
     }
 }
 
@@ -496,6 +881,11 @@ fn event_element(event: &Event) -> Option<Element> {
 
 fn closest(element: &Element, selector: &str) -> Option<Element> {
     element.closest(selector).ok().flatten()
+}
+
+/// Escapes `"` and `\` for a CSS string.
+fn css_string(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 fn unknown(id: &str) -> LoadError {

@@ -1,12 +1,14 @@
 //! # lane-viewer
 //!
 //! A WebAssembly viewer for saved project-lanes records, in English and Japanese. It fetches a
-//! records index and the records it lists, checks each file's SHA-256 against the index, and shows
-//! a record selector, each record's steps and the lanes after every step.
+//! records index and the records it lists (or opens files a person chooses or drops), checks each
+//! file's SHA-256 against the index, replays every record shown on the core compiled into the
+//! page to prove it, and shows a record selector, each record's steps and the lanes after every
+//! step.
 //!
-//! It is not a simulator: it executes no work and never drives the lanes; it only displays what
-//! the generator saved. It uses plain `web-sys` (no UI framework) and the browser's JSON parser
-//! (no `serde_json` in the wasm).
+//! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
+//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), the browser's
+//! JSON parser and `serde-wasm-bindgen` (no `serde_json` in the wasm).
 //!
 //! ```js
 //! import init, { mount } from "./pkg/lane_viewer.js";
@@ -15,117 +17,149 @@
 //!   src: "records/index.json", // default
 //!   lang: "ja",                // else the deep link, the browser's languages, English
 //!   record: "busy-project",    // else the deep link, else the first record
-//!   hash: true,                // follow and update #record=<id>&lang=<en|ja>
+//!   hash: true,                // follow and update #record=<id>&lang=<en|ja>[&step=<n>] (one per page)
+//!   open: true,                // the "Open records…" button and dropped files (default)
 //! });
+//! viewer.open_text("mine.json", text); // a record or an index held as text
 //! viewer.select("stale-release");
 //! viewer.set_lang("en");
+//! viewer.select_step(4);        // the timeline's current step (from 0; `step=5` in the link)
 //! viewer.destroy();
 //! ```
 
 mod app;
 mod dom;
 pub mod i18n;
-mod js_de;
 pub mod load;
 mod render;
 pub mod timeline;
-
-use std::cell::RefCell;
-use std::rc::Rc;
+mod verify;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
-use app::{App, Origin};
+use app::{App, Origin, Shared};
 use i18n::Lang;
 
-/// Options of [`mount`]; every field is optional.
+/// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct Options {
-    /// URL of the records index, relative to the page.
+    /// URL of the records index (or of a single record), relative to the page.
     src: Option<String>,
     /// `en` or `ja`.
     lang: Option<String>,
     /// The record to select first.
     record: Option<String>,
-    /// Follow and update `location.hash` (`#record=<id>&lang=<en|ja>`).
-    hash: bool,
+    /// Follow and update `location.hash` (`#record=<id>&lang=<en|ja>[&step=<n>]`); one viewer per
+    /// page.
+    hash: Option<bool>,
+    /// Show the "Open records…" button and accept dropped files (default `true`).
+    open: Option<bool>,
 }
 
-/// A mounted viewer. Dropping the handle leaves the viewer on the page; `destroy` removes it.
+/// The fields of [`Options`].
+const OPTION_NAMES: [&str; 5] = ["src", "lang", "record", "hash", "open"];
+
+/// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
+/// until `destroy`); `destroy` removes it.
 #[wasm_bindgen]
 pub struct Viewer {
-    app: Rc<RefCell<App>>,
+    core: Shared,
 }
 
 #[wasm_bindgen]
 impl Viewer {
-    /// Selects the record with this id. Returns `false` (and shows `UNKNOWN_RECORD`) if the
-    /// index has no such record; the selection is then unchanged.
+    /// Selects the record with this id. Returns `false` (and shows `UNKNOWN_RECORD`) if no
+    /// record has this id; the selection is then unchanged. Called while the viewer is changing
+    /// the page (from a focus handler, say), it takes effect right after that change.
     pub fn select(&self, id: &str) -> bool {
-        // `try_`: a page may call the viewer from inside an event the viewer itself caused.
-        self.app
-            .try_borrow_mut()
-            .is_ok_and(|mut app| app.select(id, Origin::User))
+        let mirror = &self.core.mirror;
+        if mirror.destroyed.get() || !mirror.ids.borrow().iter().any(|known| known == id) {
+            if !mirror.destroyed.get() {
+                let id = id.to_string();
+                self.core.call(move |app| {
+                    app.select(&id, Origin::User);
+                });
+            }
+            return false;
+        }
+        let id = id.to_string();
+        self.core.call(move |app| {
+            app.select(&id, Origin::User);
+        });
+        true
     }
 
     /// Switches to `en` or `ja`, keeping the selected record. Returns `false` for any other tag.
     pub fn set_lang(&self, lang: &str) -> bool {
         match Lang::from_tag(lang) {
-            Some(lang) => self
-                .app
-                .try_borrow_mut()
-                .is_ok_and(|mut app| app.set_lang(lang, Origin::User)),
-            None => false,
+            Some(lang) if !self.core.mirror.destroyed.get() => {
+                self.core.call(move |app| {
+                    app.set_lang(lang, Origin::User);
+                });
+                true
+            }
+            _ => false,
         }
+    }
+
+    /// Opens a record or an index held as text, as if the person had opened a file `name`:
+    /// it becomes a tab (marked with `name`) and is selected. Nothing is fetched or uploaded.
+    pub fn open_text(&self, name: &str, text: String) {
+        let file = load::Opened {
+            name: name.to_string(),
+            bytes: Ok(text.into_bytes()),
+        };
+        self.core.call(move |app| app.open(vec![file]));
     }
 
     /// A promise that resolves once every step of the selected record is in the page. Records of
     /// more than a few hundred steps finish rendering in the background after `mount`, `select`
     /// or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {
-        match self.app.try_borrow() {
-            Ok(app) => app.settled(),
-            Err(_) => js_sys::Promise::resolve(&JsValue::UNDEFINED),
-        }
+        App::settled(&self.core.mirror)
     }
 
     /// Timeline (issue 10): makes step `n` (from 0, like `data-step`) the current step: its card
     /// is highlighted and scrolled into view, its column marked, and the deep link (if followed)
-    /// carries it as `step=n+1`. Returns `false` if the selected record has no such step.
+    /// carries it as `step=n+1`. Returns `false` if the selected record has no such step. Called
+    /// while the viewer is changing the page, it takes effect right after that change.
     pub fn select_step(&self, n: u32) -> bool {
-        self.app
-            .try_borrow_mut()
-            .is_ok_and(|mut app| app.select_step(n as usize, app::Origin::User))
+        let mirror = &self.core.mirror;
+        let n = n as usize;
+        if mirror.destroyed.get() || n >= mirror.steps.get() {
+            return false;
+        }
+        self.core.call(move |app| {
+            app.select_step(n, Origin::User);
+        });
+        true
     }
 
     /// Timeline (issue 10): the current step (from 0), if one is selected.
     #[wasm_bindgen(getter)]
     pub fn current_step(&self) -> Option<u32> {
-        self.app.try_borrow().ok()?.current_step().map(|n| n as u32)
+        self.core.mirror.current_step.get().map(|n| n as u32)
     }
 
     /// The selected record's id, if any record loaded.
     #[wasm_bindgen(getter)]
     pub fn selected(&self) -> Option<String> {
-        self.app.try_borrow().ok()?.selected_id()
+        self.core.mirror.selected.borrow().clone()
     }
 
     /// The current language tag.
     #[wasm_bindgen(getter)]
     pub fn lang(&self) -> String {
-        self.app
-            .try_borrow()
-            .map_or(String::new(), |app| app.lang().tag().to_string())
+        self.core.mirror.lang.get().tag().to_string()
     }
 
     /// Removes the viewer's DOM and its listeners.
     pub fn destroy(&self) {
-        if let Ok(mut app) = self.app.try_borrow_mut() {
-            app.destroy();
-        }
+        self.core.mirror.destroyed.set(true);
+        self.core.call(App::destroy);
     }
 }
 
@@ -136,14 +170,32 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     let options: Options = if options.is_undefined() || options.is_null() {
         Options::default()
     } else {
-        js_de::from_value(options)
+        // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
+        if let Some(object) = options.dyn_ref::<js_sys::Object>() {
+            for key in js_sys::Object::keys(object).iter() {
+                let key = key.as_string().unwrap_or_default();
+                if !OPTION_NAMES.contains(&key.as_str()) {
+                    return Err(js_sys::TypeError::new(&format!(
+                        "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`"
+                    ))
+                    .into());
+                }
+            }
+        }
+        serde_wasm_bindgen::from_value(options)
             .map_err(|e| js_sys::TypeError::new(&format!("lane-viewer options: {e}")))?
     };
-    let deep = if options.hash {
-        app::read_hash()
-    } else {
-        (None, None)
-    };
+    let hash = options.hash.unwrap_or(false);
+    if hash
+        && let Some(doc) = element.owner_document()
+        && app::hash_taken(&doc)
+    {
+        return Err(js_sys::TypeError::new(
+            "lane-viewer options: another viewer on this page already follows the deep link (hash: true); only one may",
+        )
+        .into());
+    }
+    let deep = if hash { app::read_hash() } else { (None, None) };
     let lang = options
         .lang
         .as_deref()
@@ -151,12 +203,14 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         .or(deep.1)
         .or_else(browser_lang)
         .unwrap_or(Lang::En);
-    let app = App::new(&element, lang, options.hash);
-    App::listen(&app);
+    let core = App::create(&element, lang, hash, options.open.unwrap_or(true));
+    app::Core::keep(&core);
+    App::listen(&core);
     let src = options.src.as_deref().unwrap_or("records/index.json");
     let result = load::load(src).await;
-    app.borrow_mut().loaded(result, options.record);
-    Ok(Viewer { app })
+    let record = options.record;
+    core.call(move |app| app.loaded(result, record));
+    Ok(Viewer { core })
 }
 
 /// The first of the browser's preferred languages that the viewer speaks.

@@ -8,14 +8,15 @@
 //! `[data-viewer-error]`.
 
 use project_lanes::dispatch::ReservationView;
-use project_lanes::record::{Field, Record, Step, StepResult};
+use project_lanes::record::{Field, Op, Record, ReplayMismatch, Step, StepResult};
 use project_lanes::{LaneView, Outcome, Receipt};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
 
 use crate::dom::{append, append_text, attr, el};
-use crate::i18n::{Lang, Msg, fill, text};
-use crate::load::{Entry, LoadError};
+use crate::i18n::{Lang, Msg, ViewerError, fill, fill_all, text};
+use crate::load::{Entry, LoadError, Loaded};
+use crate::verify::Verification;
 
 /// The error box for a failed load: localized message, the code verbatim, and the detail.
 pub fn error_box(doc: &Document, lang: Lang, error: &LoadError) -> Element {
@@ -29,8 +30,10 @@ pub fn error_box(doc: &Document, lang: Lang, error: &LoadError) -> Element {
     append(&message, &code_el(doc, code));
     append(&wrap, &message);
     if !error.detail.is_empty() {
-        // The detail may quote file contents: text only.
-        append(&wrap, &el(doc, "p", "lv-error-detail", Some(&error.detail)));
+        // The detail may quote file contents: text only. It is English in either language.
+        let detail = el(doc, "p", "lv-error-detail", Some(&error.detail));
+        attr(&detail, "lang", "en");
+        append(&wrap, &detail);
     }
     wrap
 }
@@ -41,19 +44,207 @@ fn code_el(doc: &Document, code: &str) -> Element {
     c
 }
 
-/// The record selector's tab for `entry`.
+/// The record selector's tab for `entry`: its title, the file name for opened files, and for
+/// a record that could not be shown, a text saying so (not only a colour).
 pub fn tab(doc: &Document, lang: Lang, entry: &Entry, id: &str, panel_id: &str) -> Element {
-    let tab = el(doc, "button", "lv-tab", Some(entry.title.get(lang.tag())));
+    let tab = el(doc, "button", "lv-tab", None);
+    append(
+        &tab,
+        &el(
+            doc,
+            "span",
+            "lv-tab-title",
+            Some(entry.title.get(lang.tag())),
+        ),
+    );
     attr(&tab, "type", "button");
     attr(&tab, "role", "tab");
     attr(&tab, "id", id);
     attr(&tab, "aria-controls", panel_id);
     attr(&tab, "data-record-id", &entry.id);
+    if entry.opened {
+        attr(&tab, "data-opened-file", &entry.file);
+        append_text(&tab, doc, " ");
+        append(&tab, &el(doc, "span", "lv-tab-file", Some(&entry.file)));
+    }
     if let Err(e) = &entry.content {
         tab.class_list().add_1("lv-tab-error").ok();
         attr(&tab, "data-tab-error", e.kind.code());
+        append_text(&tab, doc, " ");
+        append(
+            &tab,
+            &el(doc, "span", "lv-sr", Some(text(lang, Msg::TabFailed))),
+        );
     }
     tab
+}
+
+/// The "Open records…" button, its hidden file input and the note that nothing is uploaded.
+pub fn open_controls(doc: &Document, lang: Lang, tools: &Element) {
+    let button = el(doc, "button", "lv-open", Some(text(lang, Msg::OpenRecords)));
+    attr(&button, "type", "button");
+    attr(&button, "data-open-records", "");
+    let input = el(doc, "input", "", None);
+    attr(&input, "type", "file");
+    attr(&input, "accept", ".json,application/json");
+    attr(&input, "multiple", "");
+    attr(&input, "hidden", "");
+    attr(&input, "data-open-input", "");
+    let note = el(doc, "p", "lv-open-note", Some(text(lang, Msg::OpenNote)));
+    for part in [&button, &input, &note] {
+        append(tools, part);
+    }
+}
+
+/// The verification line above the steps, for the panel's `data-verification`.
+fn verification_line(doc: &Document, lang: Lang, loaded: &Loaded) -> (Element, &'static str) {
+    let state = loaded.verification.borrow();
+    let line = el(doc, "p", "lv-verification", None);
+    let steps = loaded.record.steps.len().to_string();
+    match &*state {
+        Verification::NotStarted | Verification::Running(_) => {
+            let done = match &*state {
+                Verification::Running(n) => *n,
+                _ => 0,
+            };
+            attr(&line, "role", "status");
+            let shown = fill_all(text(lang, Msg::Verifying), &[&done.to_string(), &steps]);
+            append_text(&line, doc, &shown);
+            let progress = el(doc, "progress", "", None);
+            attr(&progress, "max", &steps);
+            attr(&progress, "value", &done.to_string());
+            append_text(&line, doc, " ");
+            append(&line, &progress);
+        }
+        Verification::Verified => {
+            append_text(&line, doc, &fill(text(lang, Msg::Verified), &steps));
+        }
+        Verification::Failed(ReplayMismatch::Invalid(error)) => {
+            attr(&line, "role", "alert");
+            attr(
+                &line,
+                "data-viewer-error",
+                ViewerError::InvalidRecord.code(),
+            );
+            append_text(&line, doc, text(lang, Msg::InvalidLine));
+            append_text(&line, doc, " ");
+            append(&line, &code_el(doc, ViewerError::InvalidRecord.code()));
+            // `Record::check` locates the problem (step, field), in English.
+            let detail = el(doc, "span", "lv-error-detail", Some(&error.to_string()));
+            attr(&detail, "lang", "en");
+            append(&line, &detail);
+        }
+        Verification::Failed(mismatch) => {
+            attr(&line, "role", "alert");
+            attr(
+                &line,
+                "data-viewer-error",
+                ViewerError::ReplayMismatch.code(),
+            );
+            let (head, body) = mismatch_text(lang, mismatch);
+            match state.mismatch_step() {
+                Some(step) => {
+                    // The line links to the step (built now or later in the background).
+                    let link = el(doc, "a", "lv-goto", Some(&head));
+                    attr(&link, "href", "#");
+                    attr(&link, "data-goto-step", &step.to_string());
+                    append(&line, &link);
+                }
+                None => append_text(&line, doc, &head),
+            }
+            append_text(&line, doc, " ");
+            append_text(&line, doc, &body);
+            append_text(&line, doc, " ");
+            append(&line, &code_el(doc, ViewerError::ReplayMismatch.code()));
+        }
+    }
+    let code = state.code();
+    attr(&line, "data-verification-line", code);
+    (line, code)
+}
+
+/// "Step 4 (release) does not match the core:" and "saved `LEASE_NOT_CURRENT`, the core returns
+/// receipt · …".
+fn mismatch_text(lang: Lang, mismatch: &ReplayMismatch) -> (String, String) {
+    let head = |step: usize, op: Op| {
+        fill_all(
+            text(lang, Msg::MismatchStep),
+            &[&(step + 1).to_string(), text(lang, Msg::Op(op))],
+        )
+    };
+    let result = |r: &StepResult| {
+        let (code, explanation) = response_text(lang, r);
+        if code.is_empty() {
+            explanation
+        } else {
+            code.to_string()
+        }
+    };
+    match mismatch {
+        ReplayMismatch::Result {
+            step,
+            op,
+            saved,
+            actual,
+        } => (
+            head(*step, *op),
+            fill_all(
+                text(lang, Msg::SavedVsCore),
+                &[&result(saved), &result(actual)],
+            ),
+        ),
+        ReplayMismatch::Lanes {
+            step,
+            op,
+            saved,
+            actual,
+        } => (
+            match (step, op) {
+                (Some(step), Some(op)) => head(*step, *op),
+                _ => text(lang, Msg::MismatchFinal).to_string(),
+            },
+            fill_all(
+                text(lang, Msg::LaneSavedVsCore),
+                &[
+                    &saved.project,
+                    &lane_text(lang, saved),
+                    &lane_text(lang, actual),
+                ],
+            ),
+        ),
+        ReplayMismatch::Reservations {
+            step,
+            op,
+            saved,
+            actual,
+        } => (
+            head(*step, *op),
+            fill_all(
+                text(lang, Msg::ReservationSavedVsCore),
+                &[
+                    &saved.id.to_string(),
+                    &reservation_text(lang, saved),
+                    &reservation_text(lang, actual),
+                ],
+            ),
+        ),
+        ReplayMismatch::Invalid(error) => (String::new(), error.to_string()),
+    }
+}
+
+/// Shows new verification progress or its result in a panel that shows `loaded`.
+pub fn update_verification(doc: &Document, lang: Lang, panel: &Element, loaded: &Loaded) {
+    let Ok(Some(old)) = panel.query_selector(".lv-verification") else {
+        return;
+    };
+    let (line, code) = verification_line(doc, lang, loaded);
+    old.replace_with_with_node_1(&line).ok();
+    attr(panel, "data-verification", code);
+    if let Some(step) = loaded.verification.borrow().mismatch_step()
+        && let Ok(Some(list)) = panel.query_selector(".lv-steps")
+    {
+        mark_step(&list, step as u32);
+    }
 }
 
 /// Fills the panel for `entry`: the record, or its error. Returns a promise that resolves once
@@ -78,6 +269,8 @@ pub fn panel(
     };
     let record = &loaded.record;
     let l = lang.tag();
+    let (line, verification) = verification_line(doc, lang, loaded);
+    attr(panel, "data-verification", verification);
     append(panel, &el(doc, "h2", "lv-title", Some(record.title.get(l))));
     append(
         panel,
@@ -91,6 +284,13 @@ pub fn panel(
     );
     attr(&no_work, "data-nothing-executed", "");
     append(panel, &no_work);
+    append(panel, &line);
+    if verification == "invalid" {
+        // A record that breaks the format may be of any shape (a step with 270,000 lanes, say):
+        // only the located error and its JSON are shown.
+        append(panel, &raw_json(doc, lang, entry, loaded));
+        return None;
+    }
     if record.is_dispatcher() {
         let mut names = String::new();
         for queue in &record.queues {
@@ -114,7 +314,11 @@ pub fn panel(
         &el(doc, "h3", "lv-h", Some(text(lang, Msg::StepsHeading))),
     );
     let steps = el(doc, "div", "lv-steps", None);
+    let mismatch = loaded.verification.borrow().mismatch_step();
     let settled = build_steps(&steps, &pack_steps(lang, record), FIRST_STEPS);
+    if let Some(step) = mismatch {
+        mark_step(&steps, step as u32);
+    }
     append(panel, &steps);
 
     append(
@@ -135,6 +339,12 @@ pub fn panel(
         ),
     );
 
+    append(panel, &raw_json(doc, lang, entry, loaded));
+    Some(settled)
+}
+
+/// The record's JSON as saved, and a download link for files from the page's index.
+fn raw_json(doc: &Document, lang: Lang, entry: &Entry, loaded: &Loaded) -> Element {
     let raw = el(doc, "details", "lv-raw", None);
     append(
         &raw,
@@ -144,17 +354,18 @@ pub fn panel(
     attr(&pre, "tabindex", "0");
     append(&pre, &el(doc, "code", "", Some(&loaded.raw)));
     append(&raw, &pre);
-    let link = el(
-        doc,
-        "a",
-        "lv-download",
-        Some(&fill(text(lang, Msg::Download), &entry.file)),
-    );
-    attr(&link, "href", &entry.url);
-    attr(&link, "download", &entry.file);
-    append(&raw, &link);
-    append(panel, &raw);
-    Some(settled)
+    if let Some(url) = &entry.url {
+        let link = el(
+            doc,
+            "a",
+            "lv-download",
+            Some(&fill(text(lang, Msg::Download), &entry.file)),
+        );
+        attr(&link, "href", url);
+        attr(&link, "download", &entry.file);
+        append(&raw, &link);
+    }
+    raw
 }
 
 /// Field and step separators of the packed steps handed to `buildSteps`. Record text cannot
@@ -192,6 +403,7 @@ export function buildSteps(list, packed, first) {
     li.setAttribute("data-step", index);
     li.setAttribute("data-op", op);
     li.setAttribute("data-result", result);
+    if (index === list.getAttribute("data-mismatch-at")) li.setAttribute("data-mismatch", "");
     const head = doc.createElement("p");
     head.className = "lv-step-head";
     head.append(el("span", "lv-step-n", next()), el("code", "lv-code", op),
@@ -208,7 +420,9 @@ export function buildSteps(list, packed, first) {
     const lanes = doc.createElement("ul");
     lanes.className = "lv-lanes";
     lanes.setAttribute("aria-label", next());
-    for (let n = Number(next()); n > 0; n--) {
+    const laneCount = Number(next());
+    cost = 1 + laneCount;
+    for (let n = laneCount; n > 0; n--) {
       const [project, busy, run, state, cls, text] = [next(), next(), next(), next(), next(), next()];
       const lane = el("li", cls, text);
       lane.setAttribute("data-lane", project);
@@ -222,6 +436,7 @@ export function buildSteps(list, packed, first) {
     li.append(lanes);
     const label = next();
     const count = Number(next());
+    cost += count;
     if (count > 0) {
       const list = doc.createElement("ul");
       list.className = "lv-reservations";
@@ -242,16 +457,22 @@ export function buildSteps(list, packed, first) {
   const steps = packed.split("\u001e");
   steps.pop();
   let at = 0;
+  let cost = 0;
   // Steps go into lists of up to 100 (`<ol start=…>`): the stylesheet lets the browser skip
   // laying out lists far from the viewport, and a hundred-fold fewer such lists keeps adding
-  // and removing huge records cheap.
-  const build = (count) => {
+  // and removing huge records cheap. Each task builds about `budget` elements (a step, its
+  // lanes and its reservations), so wide steps make smaller chunks.
+  const build = (budget) => {
     const frag = doc.createDocumentFragment();
-    for (const end = Math.min(steps.length, at + count); at < end; ) {
+    let spent = 0;
+    while (at < steps.length && spent < budget) {
       const ol = doc.createElement("ol");
       ol.className = "lv-chunk";
       ol.start = at + 1;
-      for (const stop = Math.min(end, at + 100); at < stop; at++) ol.append(step(steps[at]));
+      for (const stop = Math.min(steps.length, at + 100); at < stop && spent < budget; at++) {
+        ol.append(step(steps[at]));
+        spent += cost;
+      }
       frag.append(ol);
     }
     list.append(frag);
@@ -263,7 +484,7 @@ export function buildSteps(list, packed, first) {
     const more = () => {
       // A list taken off the page (another record, another language) stops building.
       if (!list.parentNode) return resolve();
-      build(1000);
+      build(6000);
       if (at < steps.length) return setTimeout(more, 0);
       list.removeAttribute("aria-busy");
       resolve();
@@ -272,15 +493,27 @@ export function buildSteps(list, packed, first) {
   });
 }
 
+// Marks step `n` as the one that does not match the core, now or when it is built.
+export function markStep(list, n) {
+  list.setAttribute("data-mismatch-at", String(n));
+  const li = list.querySelector(`[data-step="${n}"]`);
+  if (li) li.setAttribute("data-mismatch", "");
+}
+
 "#)]
 extern "C" {
     /// Builds the steps; resolves when every step is in the list.
     #[wasm_bindgen(js_name = buildSteps)]
     fn build_steps(list: &Element, packed: &str, first: u32) -> js_sys::Promise;
+
+    /// Marks step `n` with `data-mismatch`, now or when it is built.
+    #[wasm_bindgen(js_name = markStep)]
+    fn mark_step(list: &Element, n: u32);
 }
 
-/// Steps built before the panel is shown; the rest follow in the background.
-const FIRST_STEPS: u32 = 250;
+/// Elements (steps, their lanes and reservations) built before the panel is shown, about 250
+/// steps of a four-project record; the rest follow in the background.
+const FIRST_STEPS: u32 = 1_500;
 
 /// Appends one field; separator characters in record text become U+FFFD.
 fn push_field(out: &mut String, value: &str) {

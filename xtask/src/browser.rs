@@ -440,8 +440,10 @@ fn write_webdriver_json(browser: &Browser) -> Result<PathBuf> {
 pub fn smoke_test_dist(dist: &Path) -> Result<()> {
     step("checking the built site in headless Chromium (index.html, embed.html)");
     let browser = browser()?;
-    let addr = StaticServer::bind(dist, 0)?.spawn();
-    let profile = project_root().join("target/smoke-profile");
+    let server = StaticServer::bind(dist, 0)?;
+    let open = server.open_requests();
+    let addr = server.spawn();
+    let logs = project_root().join("target/smoke");
     let pages: [(&str, &[&str]); 2] = [
         (
             "index.html#record=persistence-gate&lang=ja",
@@ -461,17 +463,35 @@ pub fn smoke_test_dist(dist: &Path) -> Result<()> {
             ],
         ),
     ];
-    for (page, expected) in pages {
+    for (n, (page, expected)) in pages.into_iter().enumerate() {
         let url = format!("http://{addr}/{page}");
+        // A new profile for every page: nothing left from an earlier Chromium can interfere.
+        let profile = logs.join(format!("profile-{n}"));
+        if profile.exists() {
+            std::fs::remove_dir_all(&profile)?;
+        }
+        std::fs::create_dir_all(&profile)?;
+        let log = logs.join(format!("chromium-{n}.log"));
         let mut chromium = Command::new(&browser.chromium);
         chromium
             .args(["--headless", "--no-sandbox"])
             .args(QUIET_CHROMIUM)
             .args(["--virtual-time-budget=15000", "--dump-dom"])
             .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(&url);
-        let dom = dump_dom(&mut chromium, SMOKE_LIMIT)
-            .map_err(|e| format!("{url}: {e} ({})", browser.chromium.display()))?;
+            .arg(&url)
+            .stderr(std::fs::File::create(&log)?);
+        let started = Instant::now();
+        let dom = dump_dom(&mut chromium, SMOKE_LIMIT).map_err(|e| {
+            let mut report = format!("{url}: {e} ({})", browser.chromium.display());
+            for (url, age) in open.list_since(started) {
+                report.push_str(&format!(
+                    "\n  request still open: {url} (for {:.1} s)",
+                    age.as_secs_f64()
+                ));
+            }
+            report.push_str(&format!("\n  Chromium's log: {}", log.display()));
+            report
+        })?;
         let missing: Vec<&&str> = expected.iter().filter(|e| !dom.contains(**e)).collect();
         if !missing.is_empty() {
             return Err(format!(
@@ -492,9 +512,8 @@ const SMOKE_LIMIT: Duration = Duration::from_secs(60);
 /// longer than `limit`.
 fn dump_dom(command: &mut Command, limit: Duration) -> Result<String> {
     let mut child = command
-        .process_group(0)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start Chromium: {e}"))?;
     let mut stdout = child.stdout.take().ok_or("no standard output")?;

@@ -80,6 +80,8 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         .to_vec();
     write_index(&twice, entries)?;
 
+    hardening(&site, &good, &stale)?;
+
     for steps in BENCH_STEPS
         .into_iter()
         .filter(|&n| with_large || n == 10_000)
@@ -195,4 +197,109 @@ pub fn large(steps: usize) -> Result<Record> {
         }
     }
     Ok(rec.finish()?)
+}
+
+/// Fixtures of the viewer's hardening and verification tests (issues 9 and 13).
+fn hardening(site: &Path, good: &[u8], stale: &[u8]) -> Result<()> {
+    let fixtures = site.join("fixtures");
+
+    // An index far over the format's 1,024 entries (the viewer must refuse it at once).
+    let wide_index = fixtures.join("wide-index");
+    let entries: Vec<IndexEntry> = (0..80_000)
+        .map(|i| {
+            let id = format!("r{i:05}");
+            IndexEntry {
+                id: label(&id),
+                file: format!("{id}.json"),
+                title: text("r", "r"),
+                sha256: "0".repeat(64),
+            }
+        })
+        .collect();
+    // Compact JSON: 11 MB, under the 16 MiB limit, so the entry count is what refuses it.
+    let index = Index {
+        format: INDEX_FORMAT.into(),
+        version: VERSION,
+        records: entries,
+    };
+    write(&wide_index.join("index.json"), &serde_json::to_vec(&index)?)?;
+
+    // 200 small records: the viewer fetches them a few at a time.
+    let many = fixtures.join("many");
+    let mut entries = Vec::new();
+    for i in 0..200 {
+        let id = format!("many-{i:03}");
+        let mut rec = Recorder::new(
+            &id,
+            text(&format!("Record {i}"), &format!("記録 {i}")),
+            text("One claim.", "取得を一度だけ行います。"),
+            &["docs", "site"],
+            "site",
+        )?;
+        rec.claim("docs", "run-1");
+        let bytes = to_json(&rec.finish()?);
+        let file = format!("{id}.json");
+        write(&many.join(&file), &bytes)?;
+        entries.push(entry(&id, &file, sha256_hex(&bytes), &bytes));
+    }
+    write_index(&many, entries)?;
+
+    // A record with 270,000 final lanes (about 11 MB): it breaks the format (two projects),
+    // and must not freeze the page.
+    let wide = fixtures.join("wide");
+    let bytes = edit(good, |d| {
+        d["final_lanes"] = Value::Array(
+            (0..270_000)
+                .map(|i| serde_json::json!({ "project": format!("p{i}"), "busy": false }))
+                .collect(),
+        );
+    })?;
+    write(&wide.join("busy-project.json"), &bytes)?;
+    write_index(
+        &wide,
+        vec![entry(
+            "busy-project",
+            "busy-project.json",
+            sha256_hex(&bytes),
+            good,
+        )],
+    )?;
+
+    // An index that lists nothing.
+    write_index(&fixtures.join("empty-index"), Vec::new())?;
+
+    // One entry names a file outside its folder; the other record still loads.
+    let bad_file = fixtures.join("bad-file");
+    write(&bad_file.join("busy-project.json"), good)?;
+    let mut outside = entry("outside", "busy-project.json", sha256_hex(good), good);
+    outside.file = "../mixed/busy-project.json".into();
+    write_index(
+        &bad_file,
+        vec![
+            entry("busy-project", "busy-project.json", sha256_hex(good), good),
+            outside,
+        ],
+    )?;
+
+    // stale-release with its last release saved as refused (`LEASE_NOT_CURRENT`) although the
+    // core returns a receipt; the index's hash is the tampered file's, so only replay tells.
+    let tampered = fixtures.join("tampered-replay");
+    let bytes = edit(stale, |d| {
+        d["steps"][6]["result"] = serde_json::json!({ "error": "LEASE_NOT_CURRENT" });
+    })?;
+    write(&tampered.join("stale-release.json"), &bytes)?;
+    write_index(
+        &tampered,
+        vec![entry(
+            "stale-release",
+            "stale-release.json",
+            sha256_hex(&bytes),
+            &bytes,
+        )],
+    )?;
+    Ok(())
+}
+
+fn label(id: &str) -> project_lanes::Label {
+    project_lanes::Label::new(id).unwrap_or_else(|e| unreachable!("fixture id {id}: {e}"))
 }

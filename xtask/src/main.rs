@@ -33,6 +33,7 @@ tasks:
                     the tests of tests/tests/FILE.rs on http://127.0.0.1:8000/ for a browser
                     you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
+  smoke             build the site and check its pages render in headless Chromium
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
   bench             browser benchmarks in headless Chromium (mount, switch, large records)
   pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
         },
         ["browser", rest @ ..] => browser_task(rest),
         ["dist"] => dist::dist().map(|_| ()),
+        ["smoke"] => dist::dist().and_then(|dist| browser::smoke_test_dist(&dist)),
         ["size"] => size::size(),
         ["bench"] => bench(),
         ["pg-bench"] => {
@@ -167,7 +169,7 @@ fn serve(port: u16) -> Result<()> {
         dist.display(),
         server.addr()
     );
-    server.run();
+    server.run()?;
     Ok(())
 }
 

@@ -1,27 +1,46 @@
 //! The project's one static file server: `cargo xtask serve` serves `target/dist/` with it, and the
 //! browser tests fetch their records and fixtures from it (`for_tests`). It listens on 127.0.0.1
-//! only, sends correct content types (`.wasm` as `application/wasm`), never serves anything
-//! outside its folder, and answers each request on its own thread, so a slow or half-sent request
-//! never holds up another.
+//! only, sends correct content types (`.wasm` as `application/wasm`) and never serves anything
+//! outside its folder.
+//!
+//! HTTP is hyper's, on a single-threaded tokio runtime of its own: every connection is a task, so
+//! a slow, half-sent or kept-alive connection never holds up another. (tiny_http, which this
+//! server used before and which wasm-bindgen-test-runner's server is built on, hands connections
+//! to a thread pool that can leave a new connection queued behind kept-alive ones: Chromium's
+//! request then sits unread, and a page load hangs. Seen here in about one load in five.)
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::net::SocketAddr;
+use std::convert::Infallible;
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
 use percent_encoding::percent_decode_str;
-use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
 use crate::test_routes;
 use crate::util::Result;
 
+/// Every response body: whole (a file, a message) or made as it is sent (test routes).
+pub type Body = BoxBody<Bytes, Infallible>;
+
 /// A static file server bound to loopback.
 pub struct StaticServer {
-    server: Arc<Server>,
+    listener: TcpListener,
+    shared: Arc<Shared>,
+}
+
+/// What every connection's task reads.
+struct Shared {
     root: PathBuf,
     for_tests: bool,
     open: Arc<OpenRequests>,
@@ -33,16 +52,19 @@ impl StaticServer {
         let root = root
             .canonicalize()
             .map_err(|e| format!("cannot serve {}: {e}", root.display()))?;
-        let server = Server::http(("127.0.0.1", port)).map_err(|e| {
+        let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
             format!(
                 "cannot listen on 127.0.0.1:{port}: {e} (is another server using it? try --port N)"
             )
         })?;
+        listener.set_nonblocking(true)?;
         Ok(StaticServer {
-            server: Arc::new(server),
-            root,
-            for_tests: false,
-            open: Arc::default(),
+            listener,
+            shared: Arc::new(Shared {
+                root,
+                for_tests: false,
+                open: Arc::default(),
+            }),
         })
     }
 
@@ -50,41 +72,65 @@ impl StaticServer {
     /// comes from wasm-bindgen-test-runner's own port), and the routes of `test_routes` (slow,
     /// oversized, endless and hanging answers) are on.
     pub fn for_tests(mut self) -> StaticServer {
-        self.for_tests = true;
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.for_tests = true;
+        }
         self
     }
 
     /// The bound address.
     pub fn addr(&self) -> SocketAddr {
-        self.server
-            .server_addr()
-            .to_ip()
-            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)))
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
     /// The requests being answered right now (for a report when a test hangs).
     pub fn open_requests(&self) -> Arc<OpenRequests> {
-        self.open.clone()
+        self.shared.open.clone()
     }
 
-    /// Serves requests until the process ends, one thread per request.
-    pub fn run(&self) {
-        for request in self.server.incoming_requests() {
-            let root = self.root.clone();
-            let for_tests = self.for_tests;
-            let open = self.open.clone();
-            thread::spawn(move || {
-                let id = open.begin(request.url());
-                respond(&root, for_tests, request);
-                open.end(id);
-            });
-        }
+    /// Serves requests until the process ends.
+    pub fn run(self) -> Result<()> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(self.listener)?;
+            loop {
+                let (stream, _) = match listener.accept().await {
+                    Ok(accepted) => accepted,
+                    // Out of file descriptors and the like: wait a little, then go on.
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                // Small answers go out at once, not after the client's delayed ACK.
+                let _ = stream.set_nodelay(true);
+                let shared = self.shared.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let shared = shared.clone();
+                        async move { Ok::<_, Infallible>(respond(&shared, request).await) }
+                    });
+                    // The client may go away at any point; nothing to do about it.
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        })
     }
 
     /// Serves requests on a background thread until the process ends.
     pub fn spawn(self) -> SocketAddr {
         let addr = self.addr();
-        thread::spawn(move || self.run());
+        thread::spawn(move || {
+            if let Err(error) = self.run() {
+                eprintln!("xtask: the server on {addr} stopped: {error}");
+            }
+        });
         addr
     }
 }
@@ -97,17 +143,14 @@ pub struct OpenRequests {
 }
 
 impl OpenRequests {
-    fn begin(&self, url: &str) -> u64 {
+    fn begin(self: &Arc<Self>, url: &str) -> OpenRequest {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut open) = self.open.lock() {
             open.insert(id, (url.to_owned(), Instant::now()));
         }
-        id
-    }
-
-    fn end(&self, id: u64) {
-        if let Ok(mut open) = self.open.lock() {
-            open.remove(&id);
+        OpenRequest {
+            requests: self.clone(),
+            id,
         }
     }
 
@@ -126,60 +169,97 @@ impl OpenRequests {
     }
 }
 
-fn respond(root: &Path, for_tests: bool, request: Request) {
-    let response = match request.method() {
-        Method::Get | Method::Head => {
-            let routed = if for_tests {
-                test_routes::respond(root, request.url())
-            } else {
-                None
-            };
-            routed.unwrap_or_else(|| serve_file(root, request.url()))
-        }
-        Method::Options if for_tests => Response::empty(204)
-            .with_header(header("Access-Control-Allow-Methods", "GET, HEAD"))
-            .with_header(header("Access-Control-Allow-Headers", "*"))
-            .boxed(),
-        _ => Response::from_string("method not allowed\n")
-            .with_status_code(405)
-            .with_header(header("Allow", "GET, HEAD"))
-            .boxed(),
-    };
-    let response = if for_tests {
-        response
-            .with_header(header("Access-Control-Allow-Origin", "*"))
-            // The runner's page is cross-origin isolated (COEP require-corp): it may load the
-            // stylesheet and other subresources from here only with this.
-            .with_header(header("Cross-Origin-Resource-Policy", "cross-origin"))
-    } else {
-        response
-    };
-    // The client may have gone away; nothing to do about it.
-    let _ = request.respond(response);
+/// One request on the list until it is answered (or its connection is dropped).
+struct OpenRequest {
+    requests: Arc<OpenRequests>,
+    id: u64,
 }
 
-/// The file `url` names inside `root`, or 404.
-pub fn serve_file(root: &Path, url: &str) -> ResponseBox {
-    match resolve(root, url).and_then(|path| Some((File::open(&path).ok()?, path))) {
-        Some((file, path)) => Response::from_file(file)
-            .with_header(header("Content-Type", content_type(&path)))
-            .with_header(header("Cache-Control", "no-cache"))
-            .with_header(header("X-Content-Type-Options", "nosniff"))
-            .boxed(),
-        None => not_found(),
+impl Drop for OpenRequest {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.requests.open.lock() {
+            open.remove(&self.id);
+        }
     }
 }
 
-pub fn not_found() -> ResponseBox {
-    Response::from_string("not found\n")
-        .with_status_code(404)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
-        .boxed()
+async fn respond(shared: &Shared, request: Request<Incoming>) -> Response<Body> {
+    let url = request
+        .uri()
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let _open = shared.open.begin(&url);
+    let mut response = match *request.method() {
+        Method::GET | Method::HEAD => {
+            let routed = if shared.for_tests {
+                test_routes::respond(&shared.root, &url).await
+            } else {
+                None
+            };
+            routed.unwrap_or_else(|| serve_file(&shared.root, &url))
+        }
+        Method::OPTIONS if shared.for_tests => {
+            let mut response = message(StatusCode::NO_CONTENT, "");
+            set(&mut response, "Access-Control-Allow-Methods", "GET, HEAD");
+            set(&mut response, "Access-Control-Allow-Headers", "*");
+            response
+        }
+        _ => {
+            let mut response = message(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+            set(&mut response, "Allow", "GET, HEAD");
+            response
+        }
+    };
+    if shared.for_tests {
+        set(&mut response, "Access-Control-Allow-Origin", "*");
+        // The runner's page is cross-origin isolated (COEP require-corp): it may load the
+        // stylesheet and other subresources from here only with this.
+        set(
+            &mut response,
+            "Cross-Origin-Resource-Policy",
+            "cross-origin",
+        );
+    }
+    response
 }
 
-pub fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .unwrap_or_else(|_| unreachable!("header names and values here are ASCII constants"))
+/// The file `url` names inside `root`, or 404.
+pub fn serve_file(root: &Path, url: &str) -> Response<Body> {
+    let Some((bytes, path)) =
+        resolve(root, url).and_then(|path| Some((std::fs::read(&path).ok()?, path)))
+    else {
+        return not_found();
+    };
+    let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
+    set(&mut response, "Content-Type", content_type(&path));
+    set(&mut response, "Cache-Control", "no-cache");
+    set(&mut response, "X-Content-Type-Options", "nosniff");
+    response
+}
+
+/// A plain-text answer with this status.
+pub fn message(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    if !text.is_empty() {
+        set(&mut response, "Content-Type", "text/plain; charset=utf-8");
+    }
+    response
+}
+
+pub fn not_found() -> Response<Body> {
+    message(StatusCode::NOT_FOUND, "not found\n")
+}
+
+/// Sets a header; names and values here are ASCII constants or numbers.
+pub fn set(response: &mut Response<Body>, name: &'static str, value: &str) {
+    if let (Ok(name), Ok(value)) = (
+        HeaderName::from_bytes(name.as_bytes()),
+        HeaderValue::from_str(value),
+    ) {
+        response.headers_mut().insert(name, value);
+    }
 }
 
 /// Maps a request path to a file inside `root`, or `None` (404).

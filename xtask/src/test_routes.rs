@@ -9,55 +9,91 @@
 //!   reading, at most 4 GiB.
 //! - `/__hang/<name>`: never answers (until the server's process ends).
 
-use std::io::Read;
+use std::convert::Infallible;
 use std::path::Path;
-use std::thread;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tiny_http::{Response, ResponseBox, StatusCode};
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::Response;
+use hyper::body::{Frame, SizeHint};
 
-use crate::serve::{header, not_found, serve_file};
+use crate::serve::{Body, not_found, serve_file, set};
 
 /// The most a slow answer waits.
 const MAX_DELAY_MS: u64 = 30_000;
 /// The most an endless answer sends.
 const ENDLESS_BYTES: u64 = 4 << 30;
+/// Spaces are sent in pieces of this size.
+const PIECE: usize = 64 * 1024;
 
 /// The answer for a test route, or `None` when `url` is an ordinary file path.
-pub fn respond(root: &Path, url: &str) -> Option<ResponseBox> {
+pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
     let rest = url.strip_prefix("/__")?;
     let (route, rest) = rest.split_once('/').unwrap_or((rest, ""));
     Some(match route {
         "slow" => {
             let (ms, path) = rest.split_once('/')?;
             let ms: u64 = ms.parse().ok()?;
-            thread::sleep(Duration::from_millis(ms.min(MAX_DELAY_MS)));
+            tokio::time::sleep(Duration::from_millis(ms.min(MAX_DELAY_MS))).await;
             serve_file(root, &format!("/{path}"))
         }
         "length" => {
             let (bytes, _name) = rest.split_once('/')?;
-            let bytes: usize = bytes.parse().ok()?;
-            spaces(bytes as u64, Some(bytes))
+            spaces(bytes.parse().ok()?, true)
         }
-        "endless" => spaces(ENDLESS_BYTES, None),
-        "hang" => loop {
-            thread::sleep(Duration::from_secs(3600));
-        },
+        "endless" => spaces(ENDLESS_BYTES, false),
+        "hang" => std::future::pending().await,
         _ => not_found(),
     })
 }
 
-/// `count` spaces as a JSON body, with `length` as its `Content-Length` (none: chunked).
-fn spaces(count: u64, length: Option<usize>) -> ResponseBox {
-    Response::new(
-        StatusCode(200),
-        vec![header("Content-Type", "application/json")],
-        Box::new(std::io::repeat(b' ').take(count)) as Box<dyn Read + Send>,
-        length,
-        None,
-    )
-    // tiny_http sends bodies over 32 KiB chunked unless told otherwise: keep the length.
-    .with_chunked_threshold(usize::MAX)
+/// `count` spaces as a JSON body, sent with their length or (not `exact`) chunked.
+fn spaces(count: u64, exact: bool) -> Response<Body> {
+    let mut response = Response::new(Spaces { left: count, exact }.boxed());
+    set(&mut response, "Content-Type", "application/json");
+    response
+}
+
+/// A body of spaces made as it is sent.
+struct Spaces {
+    left: u64,
+    /// Whether the length is announced (`Content-Length`) or not (chunked).
+    exact: bool,
+}
+
+impl hyper::body::Body for Spaces {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        static PIECE_OF_SPACES: [u8; PIECE] = [b' '; PIECE];
+        if self.left == 0 {
+            return Poll::Ready(None);
+        }
+        let n = self.left.min(PIECE as u64) as usize;
+        self.left -= n as u64;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+            &PIECE_OF_SPACES[..n],
+        )))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.left == 0
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        if self.exact {
+            SizeHint::with_exact(self.left)
+        } else {
+            SizeHint::default()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -92,6 +92,17 @@ pub enum Msg {
     NothingDispatched,
     SavingFinalState,
     Settled,
+    OpenRecords,
+    OpenNote,
+    TabFailed,
+    Verifying,
+    Verified,
+    MismatchStep,
+    MismatchFinal,
+    SavedVsCore,
+    LaneSavedVsCore,
+    ReservationSavedVsCore,
+    InvalidLine,
     Op(Op),
     State(LaneState),
     Outcome(Outcome),
@@ -122,11 +133,21 @@ pub enum ViewerError {
     RecordTooLarge,
     /// An id (from `select`, the `record` option or the deep link) names no record in the index.
     UnknownRecord,
+    /// The index breaks the index format (too many entries, a repeated id, a bad entry).
+    InvalidIndex,
+    /// The index lists no records.
+    EmptyIndex,
+    /// The index file is over the size limit.
+    IndexTooLarge,
+    /// An opened record has the id of a record already shown.
+    DuplicateRecord,
+    /// A step's saved result or snapshot differs from what the core returns on replay.
+    ReplayMismatch,
 }
 
 impl ViewerError {
     /// Every viewer error.
-    pub const ALL: [ViewerError; 9] = [
+    pub const ALL: [ViewerError; 14] = [
         ViewerError::IndexUnavailable,
         ViewerError::RecordUnavailable,
         ViewerError::InvalidJson,
@@ -136,6 +157,11 @@ impl ViewerError {
         ViewerError::InvalidRecord,
         ViewerError::RecordTooLarge,
         ViewerError::UnknownRecord,
+        ViewerError::InvalidIndex,
+        ViewerError::EmptyIndex,
+        ViewerError::IndexTooLarge,
+        ViewerError::DuplicateRecord,
+        ViewerError::ReplayMismatch,
     ];
 
     /// The stable code shown verbatim and used in `data-viewer-error`.
@@ -150,6 +176,11 @@ impl ViewerError {
             ViewerError::InvalidRecord => "INVALID_RECORD",
             ViewerError::RecordTooLarge => "RECORD_TOO_LARGE",
             ViewerError::UnknownRecord => "UNKNOWN_RECORD",
+            ViewerError::InvalidIndex => "INVALID_INDEX",
+            ViewerError::EmptyIndex => "EMPTY_INDEX",
+            ViewerError::IndexTooLarge => "INDEX_TOO_LARGE",
+            ViewerError::DuplicateRecord => "DUPLICATE_RECORD",
+            ViewerError::ReplayMismatch => "REPLAY_MISMATCH",
         }
     }
 }
@@ -192,6 +223,17 @@ pub fn all_messages() -> Vec<Msg> {
         NothingDispatched,
         SavingFinalState,
         Settled,
+        OpenRecords,
+        OpenNote,
+        TabFailed,
+        Verifying,
+        Verified,
+        MismatchStep,
+        MismatchFinal,
+        SavedVsCore,
+        LaneSavedVsCore,
+        ReservationSavedVsCore,
+        InvalidLine,
     ];
     all.extend(project_lanes::record::Op::ALL.map(Msg::Op));
     all.extend([LaneState::Running, LaneState::StopRequested].map(Msg::State));
@@ -209,6 +251,28 @@ pub fn text(lang: Lang, msg: Msg) -> &'static str {
         Lang::En => en(msg),
         Lang::Ja => ja(msg),
     }
+}
+
+/// Replaces each `{}` in a message with the next of `values`, in order (values are never
+/// searched for placeholders themselves).
+pub fn fill_all(template: &str, values: &[&str]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.len()).sum::<usize>());
+    let mut rest = template;
+    for value in values {
+        let Some(at) = rest.find('{') else { break };
+        let (Some(head), Some(tail)) = (rest.get(..at), rest.get(at..)) else {
+            break;
+        };
+        if !tail.starts_with("{}") {
+            break;
+        }
+        out.push_str(head);
+        out.push_str(value);
+        rest = tail.get(2..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces the first `{}` in a message with `value`.
@@ -269,6 +333,19 @@ fn en(msg: Msg) -> &'static str {
         NothingDispatched => "nothing can start · waiting in this queue: {}",
         SavingFinalState => "saving the final state of {}; the lane stays held",
         Settled => "{} saved and released",
+        OpenRecords => "Open records…",
+        OpenNote => {
+            "Open or drop record files (.json) to view them: they are read in this browser and never uploaded."
+        }
+        TabFailed => "(could not be shown)",
+        Verifying => "Replaying on the core in this browser: {} of {} steps match so far…",
+        Verified => "Replayed on the core in this browser: all {} steps match",
+        MismatchStep => "Step {} ({}) does not match the core:",
+        MismatchFinal => "The lanes after the last step do not match the core:",
+        SavedVsCore => "saved {}, the core returns {}",
+        LaneSavedVsCore => "lane {}: saved {}, the core shows {}",
+        ReservationSavedVsCore => "reservation {}: saved {}, the core shows {}",
+        InvalidLine => "This record breaks the record format, so it was not replayed:",
         Op(op) => match op {
             project_lanes::record::Op::Claim => "claim",
             project_lanes::record::Op::RequestStop => "request stop",
@@ -344,6 +421,11 @@ fn en(msg: Msg) -> &'static str {
             ViewerError::InvalidRecord => "The record does not follow the record format.",
             ViewerError::RecordTooLarge => "The record file is too large to show.",
             ViewerError::UnknownRecord => "No record with this id is in the index.",
+            ViewerError::InvalidIndex => "The index of records does not follow the index format.",
+            ViewerError::EmptyIndex => "The index lists no records.",
+            ViewerError::IndexTooLarge => "The index file is too large to read.",
+            ViewerError::DuplicateRecord => "A record with this id is already shown.",
+            ViewerError::ReplayMismatch => "The saved record does not match the core.",
         },
     }
 }
@@ -389,6 +471,19 @@ fn ja(msg: Msg) -> &'static str {
         NothingDispatched => "開始できるものはありません · このキューで待機中: {}",
         SavingFinalState => "{} の最終状態を保存中。レーンは使用中のまま",
         Settled => "{} を保存してレーンを解放",
+        OpenRecords => "記録を開く…",
+        OpenNote => {
+            "記録ファイル（.json）を開くかここにドロップすると表示できます。ファイルはこのブラウザの中で読み込まれ、アップロードされません。"
+        }
+        TabFailed => "（表示できません）",
+        Verifying => "このブラウザでコアに再生しています：{} / {} ステップが一致…",
+        Verified => "このブラウザでコアに再生しました：全 {} ステップが一致します",
+        MismatchStep => "ステップ {}（{}）がコアと一致しません：",
+        MismatchFinal => "最後のステップ後のレーンがコアと一致しません：",
+        SavedVsCore => "保存された応答は {}、コアの応答は {}",
+        LaneSavedVsCore => "レーン {}：保存された状態は {}、コアでは {}",
+        ReservationSavedVsCore => "予約 {}：保存された状態は {}、コアでは {}",
+        InvalidLine => "この記録は記録の形式に合っていないため、再生していません：",
         Op(op) => match op {
             project_lanes::record::Op::Claim => "取得",
             project_lanes::record::Op::RequestStop => "停止要求",
@@ -464,6 +559,11 @@ fn ja(msg: Msg) -> &'static str {
             ViewerError::InvalidRecord => "記録の形式に合っていません。",
             ViewerError::RecordTooLarge => "記録ファイルが大きすぎるため表示できません。",
             ViewerError::UnknownRecord => "この ID の記録は一覧にありません。",
+            ViewerError::InvalidIndex => "記録の一覧が一覧の形式に合っていません。",
+            ViewerError::EmptyIndex => "記録の一覧に記録がありません。",
+            ViewerError::IndexTooLarge => "記録の一覧のファイルが大きすぎるため読み込めません。",
+            ViewerError::DuplicateRecord => "この ID の記録はすでに表示されています。",
+            ViewerError::ReplayMismatch => "保存された記録がコアと一致しません。",
         },
     }
 }
@@ -475,7 +575,7 @@ mod tests {
     #[test]
     fn every_message_exists_in_both_languages() {
         let all = all_messages();
-        assert_eq!(all.len(), 34 + 10 + 2 + 4 + 5 + 6 + 7 + 9);
+        assert_eq!(all.len(), 45 + 10 + 2 + 4 + 5 + 6 + 7 + 14);
         for msg in all {
             let (en, ja) = (text(Lang::En, msg), text(Lang::Ja, msg));
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{msg:?}");
@@ -501,6 +601,16 @@ mod tests {
         assert_eq!(fill("{} をダウンロード", "a.json"), "a.json をダウンロード");
         assert_eq!(fill("no placeholder", "x"), "no placeholder");
         assert_eq!(fill("{} and {}", "a"), "a and {}");
+    }
+
+    #[test]
+    fn fill_all_fills_in_order_and_never_inside_values() {
+        assert_eq!(
+            fill_all("Step {} ({})", &["4", "release"]),
+            "Step 4 (release)"
+        );
+        assert_eq!(fill_all("{} / {}", &["{}", "x"]), "{} / x");
+        assert_eq!(fill_all("{} and {}", &["a"]), "a and {}");
     }
 
     #[test]

@@ -1,0 +1,319 @@
+//! Issue 9: every record shown is replayed on the core in the browser, and people open their
+//! own records (open_text, the file picker's path, drops), bad input included.
+
+#![cfg(target_arch = "wasm32")]
+
+use lane_viewer_tests::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = r#"
+// Drops files on `target` as a person would: a DataTransfer holding Files.
+export function dropFiles(target, names, contents) {
+  const data = new DataTransfer();
+  names.forEach((name, i) => data.items.add(new File([contents[i]], name, { type: "application/json" })));
+  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}
+// Drops one file of `bytes` bytes of zeros (too large to read).
+export function dropBig(target, name, bytes) {
+  const data = new DataTransfer();
+  data.items.add(new File([new Uint8Array(bytes)], name));
+  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = dropFiles)]
+    fn drop_files(target: &web_sys::Element, names: Vec<String>, contents: Vec<JsValue>);
+    #[wasm_bindgen(js_name = dropBig)]
+    fn drop_big(target: &web_sys::Element, name: &str, bytes: f64);
+}
+
+fn panel(root: &web_sys::Element) -> web_sys::Element {
+    one(root, "[role=tabpanel]")
+}
+
+fn verification(root: &web_sys::Element) -> Option<String> {
+    attr(&panel(root), "data-verification")
+}
+
+#[wasm_bindgen_test]
+async fn every_bundled_record_verifies_in_both_languages() {
+    let index = index().await;
+    for lang in ["en", "ja"] {
+        let m = mount(&[("lang", s(lang))]).await;
+        for entry in &index.records {
+            assert!(m.viewer.select(entry.id.as_str()));
+            let record = record(entry.id.as_str()).await;
+            assert_eq!(
+                verification(&m.root()).as_deref(),
+                Some("verified"),
+                "{}",
+                entry.id
+            );
+            let line = text(&one(&panel(&m.root()), ".lv-verification"));
+            let steps = record.steps.len();
+            let expected = if lang == "en" {
+                format!("Replayed on the core in this browser: all {steps} steps match")
+            } else {
+                format!("全 {steps} ステップが一致")
+            };
+            assert!(line.contains(&expected), "{line}");
+            assert!(all(&m.root(), "[data-mismatch]").is_empty());
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_tampered_record_with_a_recomputed_hash_shows_replay_mismatch_at_its_step() {
+    for (lang, head) in [
+        ("en", "Step 7 (release) does not match the core:"),
+        ("ja", "ステップ 7（解放）がコアと一致しません："),
+    ] {
+        let m = mount(&[
+            ("src", s("fixtures/tampered-replay/index.json")),
+            ("lang", s(lang)),
+        ])
+        .await;
+        let root = m.root();
+        assert_eq!(verification(&root).as_deref(), Some("mismatch"));
+        // Still shown: people need to see what they saved.
+        assert_eq!(all(&root, "[data-step]").len(), 7);
+        let marked = all(&root, "[data-mismatch]");
+        assert_eq!(marked.len(), 1);
+        assert_eq!(attr(&marked[0], "data-step").as_deref(), Some("6"));
+        let line = one(&root, ".lv-verification");
+        assert_eq!(
+            attr(&line, "data-viewer-error").as_deref(),
+            Some("REPLAY_MISMATCH")
+        );
+        let words = text(&line);
+        assert!(words.contains(head), "{words}");
+        assert!(words.contains("LEASE_NOT_CURRENT"), "{words}");
+        // The line links to the step.
+        click(&one(&line, "[data-goto-step]"));
+        assert_eq!(attr(&focused().unwrap(), "data-step").as_deref(), Some("6"));
+    }
+}
+
+/// A record of `steps` view steps, written compactly (100,000 steps stay under 16 MiB).
+fn views_record(id: &str, steps: usize) -> String {
+    let lanes = r#"[{"project":"a","busy":false},{"project":"b","busy":false}]"#;
+    let step = format!(
+        r#"{{"op":"view","input":{{"project":"b"}},"result":{{"view":{{"project":"b","busy":false}}}},"lanes":{lanes}}}"#
+    );
+    let mut out = format!(
+        r#"{{"format":"project-lanes/record","version":1,"id":"{id}","title":{{"en":"{steps} views","ja":"{steps} 回の状態確認"}},"summary":{{"en":"Views.","ja":"状態確認です。"}},"work_executed_here":false,"projects":["a","b"],"untouched_project":"b","steps":["#
+    );
+    for i in 0..steps {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&step);
+    }
+    out.push_str(&format!(r#"],"final_lanes":{lanes}}}"#));
+    out
+}
+
+#[wasm_bindgen_test]
+async fn open_text_opens_a_record_as_a_selected_tab_and_verifies_it() {
+    let m = mount(&[("lang", s("en"))]).await;
+    let root = m.root();
+    assert!(text(&root).contains("never uploaded"));
+    m.viewer.open_text("mine.json", views_record("mine", 12));
+    assert_eq!(m.viewer.selected().as_deref(), Some("mine"));
+    let tab = one(&root, "[role=tab][aria-selected=true]");
+    assert_eq!(attr(&tab, "data-opened-file").as_deref(), Some("mine.json"));
+    assert!(text(&tab).contains("mine.json"));
+    assert_eq!(verification(&root).as_deref(), Some("verified"));
+    assert!(text(&root).contains("all 12 steps match"));
+    // The bundled records keep working.
+    assert!(m.viewer.select("busy-project"));
+    assert_shows(&root, &record("busy-project").await, "en");
+}
+
+#[wasm_bindgen_test]
+async fn a_dropped_file_opens_like_a_chosen_one() {
+    let m = mount(&[("lang", s("ja"))]).await;
+    let root = m.root();
+    drop_files(
+        &root,
+        vec!["dropped.json".into()],
+        vec![s(&views_record("dropped", 3))],
+    );
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("dropped")).await);
+    assert_eq!(verification(&root).as_deref(), Some("verified"));
+}
+
+#[wasm_bindgen_test]
+async fn an_index_opened_with_some_of_its_records_says_which_are_missing() {
+    let m = mount(&[
+        ("src", s("fixtures/tampered-replay/index.json")),
+        ("lang", s("en")),
+    ])
+    .await;
+    let root = m.root();
+    let index = fetch_text("records/index.json").await;
+    let busy = fetch_text("records/busy-project.json").await;
+    let stale = fetch_text("records/stale-release.json").await;
+    drop_files(
+        &root,
+        vec![
+            "index.json".into(),
+            "busy-project.json".into(),
+            "stale-release.json".into(),
+        ],
+        vec![s(&index), s(&busy), s(&stale)],
+    );
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("independent-claims")).await);
+    // busy-project came with the index: it opens and verifies.
+    assert!(m.viewer.select("busy-project"));
+    assert_shows(&root, &record("busy-project").await, "en");
+    assert_eq!(verification(&root).as_deref(), Some("verified"));
+    // stale-release was already shown (from the page's index): refused as a duplicate.
+    let dup = all(&root, "[role=tab][data-tab-error=DUPLICATE_RECORD]");
+    assert_eq!(dup.len(), 1);
+    // The others were not dropped: each says so.
+    click(&one(&root, "[role=tab][data-record-id=independent-claims]"));
+    assert_eq!(error_codes(&panel(&root)), ["RECORD_UNAVAILABLE"]);
+    assert!(text(&panel(&root)).contains("not opened with it"));
+}
+
+#[wasm_bindgen_test]
+async fn bad_files_opened_by_a_person_give_their_errors_in_both_languages() {
+    let busy = fetch_text("records/busy-project.json").await;
+    let index = fetch_text("records/index.json").await;
+    let index_len = lane_viewer_tests::index().await.records.len();
+    let future = busy.replacen("\"version\": 1", "\"version\": 2", 1);
+    let other = busy.replacen("project-lanes/record", "something-else", 1);
+    // An index whose one entry is itself an index (hash right): a record was expected.
+    let inner = index.clone();
+    let outer = format!(
+        r#"{{"format":"project-lanes/index","version":1,"records":[{{"id":"inner","file":"inner.json","title":{{"en":"Inner","ja":"内側"}},"sha256":"{}"}}]}}"#,
+        lane_viewer::load::hex_sha256(inner.as_bytes())
+    );
+    let cases: Vec<(&str, JsValue, &str)> = vec![
+        ("empty.json", s(""), "INVALID_JSON"),
+        ("broken.json", s("{\n  \"format\": }"), "INVALID_JSON"),
+        (
+            "garbage.json",
+            js_sys::Uint8Array::from(&[0xff_u8, 0xfe, 0x00, 0x9c, 0x80][..]).into(),
+            "INVALID_JSON",
+        ),
+        ("other.json", s(&other), "UNKNOWN_FORMAT"),
+        ("future.json", s(&future), "UNSUPPORTED_VERSION"),
+        ("copy.json", s(&busy), "DUPLICATE_RECORD"),
+    ];
+    for lang in ["en", "ja"] {
+        let m = mount(&[("lang", s(lang))]).await;
+        let root = m.root();
+        let names: Vec<String> = cases.iter().map(|c| c.0.to_string()).collect();
+        let contents: Vec<JsValue> = cases.iter().map(|c| c.1.clone()).collect();
+        drop_files(&root, names, contents);
+        drop_files(
+            &root,
+            vec!["outer.json".into(), "inner.json".into()],
+            vec![s(&outer), s(&inner)],
+        );
+        drop_big(&root, "big.json", 17.0 * 1024.0 * 1024.0);
+        let expected = cases.len() + 2 + index_len;
+        assert!(
+            eventually(|| all(&root, "[role=tab]").len() == expected).await,
+            "{} tabs",
+            all(&root, "[role=tab]").len()
+        );
+        let mut checks: Vec<(&str, &str)> = cases.iter().map(|c| (c.0, c.2)).collect();
+        checks.push(("inner", "UNKNOWN_FORMAT"));
+        checks.push(("big.json", "RECORD_TOO_LARGE"));
+        for (name, code) in checks {
+            let tab = one(&root, &format!("[role=tab][data-record-id=\"{name}\"]"));
+            assert_eq!(
+                attr(&tab, "data-tab-error").as_deref(),
+                Some(code),
+                "{name}"
+            );
+            click(&tab);
+            let p = panel(&root);
+            assert_eq!(error_codes(&p), [code], "{name}");
+            let message = text(&p);
+            let localized = if lang == "ja" {
+                message
+                    .chars()
+                    .any(|c| ('\u{3040}'..='\u{30ff}').contains(&c))
+            } else {
+                message.is_ascii() || message.contains('…')
+            };
+            assert!(localized, "{name} in {lang}: {message}");
+        }
+        // Line and column of a JSON syntax error.
+        click(&one(&root, "[role=tab][data-record-id=\"broken.json\"]"));
+        let detail = text(&one(&panel(&root), ".lv-error-detail"));
+        assert!(detail.contains("line 2"), "{detail}");
+        // No panic: the viewer still answers and shows a bundled record.
+        assert!(m.viewer.select("stale-release"));
+        assert_shows(&root, &record("stale-release").await, lang);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn twenty_files_opened_at_once_become_twenty_tabs() {
+    let m = mount(&[("lang", s("en"))]).await;
+    let names: Vec<String> = (0..20).map(|i| format!("f{i}.json")).collect();
+    let contents: Vec<JsValue> = (0..20)
+        .map(|i| s(&views_record(&format!("f{i}"), 2)))
+        .collect();
+    drop_files(&m.root(), names, contents);
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("f0")).await);
+    assert_eq!(all(&m.root(), "[data-opened-file]").len(), 20);
+    for i in 0..20 {
+        assert!(m.viewer.select(&format!("f{i}")));
+        assert_eq!(verification(&m.root()).as_deref(), Some("verified"));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_100000_step_record_verifies_in_the_background_with_progress() {
+    let m = mount(&[("lang", s("en"))]).await;
+    let text_of = views_record("huge", 100_000);
+    assert!(text_of.len() < 16 * 1024 * 1024);
+    m.viewer.open_text("huge.json", text_of);
+    let root = m.root();
+    assert_eq!(m.viewer.selected().as_deref(), Some("huge"));
+    assert_eq!(verification(&root).as_deref(), Some("pending"));
+    assert!(maybe(&root, ".lv-verification progress").is_some());
+    assert!(
+        eventually_within(60_000, || verification(&root).as_deref()
+            == Some("verified"))
+        .await
+    );
+    assert!(text(&root).contains("all 100000 steps match"));
+    wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+        .await
+        .unwrap();
+    assert_eq!(all(&root, "[data-step]").len(), 100_000);
+}
+
+#[wasm_bindgen_test]
+async fn open_false_hides_the_button_and_ignores_drops() {
+    let m = mount(&[("lang", s("en")), ("open", JsValue::FALSE)]).await;
+    assert!(maybe(&m.root(), "[data-open-records]").is_none());
+    drop_files(
+        &m.root(),
+        vec!["x.json".into()],
+        vec![s(&views_record("x", 1))],
+    );
+    sleep(50).await;
+    assert!(maybe(&m.root(), "[data-opened-file]").is_none());
+}
+
+#[wasm_bindgen_test]
+async fn src_may_name_a_single_record() {
+    let m = mount(&[
+        ("src", s("records/persistence-gate.json")),
+        ("lang", s("en")),
+    ])
+    .await;
+    assert_shows(&m.root(), &record("persistence-gate").await, "en");
+    assert_eq!(verification(&m.root()).as_deref(), Some("verified"));
+}
