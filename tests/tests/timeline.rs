@@ -564,3 +564,40 @@ async fn select_step_called_while_the_viewer_rebuilds_takes_effect() {
     assert!(!viewer.select_step(2), "a destroyed viewer selects no step");
     host.remove();
 }
+
+#[wasm_bindgen_test]
+async fn a_record_shown_again_keeps_its_timeline_but_not_its_old_step() {
+    let gate = json("records/persistence-gate.json").await;
+    for lang in LANGS {
+        let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
+        let root = m.root();
+        assert!(m.viewer.select_step(12));
+        assert_current(&m, 12, 13, lang);
+        assert!(m.viewer.select("busy-project"));
+        assert!(m.viewer.select("persistence-gate"));
+        // The drawing is the same, with no current step left from before.
+        assert_eq!(drawn(&root), rebuild(&gate), "{lang}");
+        assert_eq!(m.viewer.current_step(), None);
+        assert_eq!(current(&root), None);
+        assert!(all(&root, ".lv-current").is_empty());
+        assert_eq!(
+            attr(&one(&root, "[data-current-marker]"), "display").as_deref(),
+            Some("none")
+        );
+        let next = one(&root, "[data-step-next]");
+        assert_eq!(attr(&next, "aria-disabled").as_deref(), Some("false"));
+        assert_eq!(all(&root, "[data-timeline]").len(), 1, "one timeline");
+        // The other language's timeline is its own, in that language.
+        let other = if lang == "en" { "ja" } else { "en" };
+        assert!(m.viewer.set_lang(other));
+        let heading = if other == "en" {
+            "Timeline"
+        } else {
+            "タイムライン"
+        };
+        assert_eq!(text(&one(&root, ".lv-tl-h")), heading);
+        assert_eq!(drawn(&root), rebuild(&gate), "{other}");
+        click(&one(&root, "[data-step-next]"));
+        assert_current(&m, 0, 13, other);
+    }
+}

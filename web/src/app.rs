@@ -125,6 +125,9 @@ pub struct App {
     focus_after: Option<HtmlElement>,
     /// Timeline (issue 10): the current step of the selected record (from 0), if any.
     current_step: Option<usize>,
+    /// Timeline (issue 10): the timelines built so far, per record and language, so switching
+    /// back to a record reuses its drawing.
+    timelines: Vec<(Rc<load::Loaded>, Lang, Element)>,
 }
 
 /// The document-wide counter of viewer ids: shared by every copy of this module on the page.
@@ -220,6 +223,7 @@ impl App {
                 core: weak.clone(),
                 focus_after: None,
                 current_step: None,
+                timelines: Vec::new(),
             }),
             mirror,
             queue: RefCell::new(VecDeque::new()),
@@ -440,6 +444,7 @@ impl App {
         // entries stops their background verification.
         clear(&self.panel);
         self.entries.clear();
+        self.timelines.clear();
         if self.hash_sync
             && Reflect::get(&self.doc, &hash_owner_key())
                 .ok()
@@ -618,7 +623,20 @@ impl App {
             "aria-labelledby",
             &format!("{}-tab-{}", self.prefix, self.selected),
         );
-        let settled = render::panel(&self.doc, self.lang, &self.panel, entry);
+        let (doc, lang, prefix, timelines) =
+            (&self.doc, self.lang, self.panel.id(), &mut self.timelines);
+        let mut timeline = |loaded: &Rc<load::Loaded>| {
+            let cached = timelines
+                .iter()
+                .find(|(l, g, _)| *g == lang && Rc::ptr_eq(l, loaded));
+            if let Some((_, _, section)) = cached {
+                return section.clone();
+            }
+            let section = timeline::section(doc, lang, &loaded.record, &prefix);
+            timelines.push((loaded.clone(), lang, section.clone()));
+            section
+        };
+        let settled = render::panel(&self.doc, self.lang, &self.panel, entry, &mut timeline);
         *self.mirror.settled.borrow_mut() = settled;
         self.show_step(false); // Timeline (issue 10): keep the current step across redraws.
     }

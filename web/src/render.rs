@@ -10,6 +10,7 @@
 use project_lanes::dispatch::ReservationView;
 use project_lanes::record::{Field, Op, Record, ReplayMismatch, Step, StepResult};
 use project_lanes::{LaneView, Outcome, Receipt};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
 
@@ -248,12 +249,14 @@ pub fn update_verification(doc: &Document, lang: Lang, panel: &Element, loaded: 
 }
 
 /// Fills the panel for `entry`: the record, or its error. Returns a promise that resolves once
-/// every step is in the page (large records finish in the background).
+/// every step is in the page (large records finish in the background). `timeline` gives the
+/// record's timeline section (issue 10; the app keeps the ones it built).
 pub fn panel(
     doc: &Document,
     lang: Lang,
     panel: &Element,
     entry: &Entry,
+    timeline: &mut dyn FnMut(&Rc<Loaded>) -> Element,
 ) -> Option<js_sys::Promise> {
     attr(panel, "data-selected-record", &entry.id);
     let loaded = match &entry.content {
@@ -304,10 +307,7 @@ pub fn panel(
     }
 
     // Timeline (issue 10): above the steps; `crate::timeline` draws it from the snapshots.
-    append(
-        panel,
-        &crate::timeline::section(doc, lang, record, &panel.id()),
-    );
+    append(panel, &timeline(loaded));
 
     append(
         panel,

@@ -12,9 +12,9 @@ use crate::util::{Result, project_root};
 /// wasm + JS glue, gzipped, at most this many bytes. Issue 9 aimed at 100,000 for the design's
 /// crates (serde-wasm-bindgen) and the core's check and replay; measured, check and replay alone
 /// cost 21.7 KB gzipped (the whole dispatcher and lanes come with them), and the viewer was at
-/// 118.0 KB before the timeline (issue 10) joined it. Merged, it is at 130,357 bytes (the
-/// timeline adds about 12.7 KB): the gate sits at the next round thousand above that, so any
-/// growth is a decision.
+/// 118.0 KB before the timeline (issue 10) joined it. Merged, it is at 130,627 bytes (the
+/// timeline adds about 12.9 KB, its cache included): the gate sits at the next round thousand
+/// above that, so any growth is a decision.
 pub const BUDGET_GZIP_BYTES: usize = 131_000;
 
 pub fn size() -> Result<()> {
