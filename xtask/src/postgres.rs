@@ -173,10 +173,13 @@ fn server_bin() -> Result<PathBuf> {
         );
     }
     step("installing PostgreSQL (apt-get install postgresql)");
+    let _apt = crate::util::APT.lock().unwrap_or_else(|e| e.into_inner());
     run(Command::new("apt-get")
+        .args(crate::util::APT_WAIT)
         .arg("update")
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     run(Command::new("apt-get")
+        .args(crate::util::APT_WAIT)
         .args(["install", "-y", "--no-install-recommends", "postgresql"])
         .env("DEBIAN_FRONTEND", "noninteractive"))
     .map_err(|e| format!("{e}\nPostgreSQL could not be installed with apt-get"))?;

@@ -198,14 +198,17 @@ fn can_apt() -> bool {
 }
 
 fn apt_install_browser(log: Option<&Path>) -> Result<()> {
+    let _apt = crate::util::APT.lock().unwrap_or_else(|e| e.into_inner());
     run_logged(
         Command::new("apt-get")
+            .args(crate::util::APT_WAIT)
             .arg("update")
             .env("DEBIAN_FRONTEND", "noninteractive"),
         log,
     )?;
     run_logged(
         Command::new("apt-get")
+            .args(crate::util::APT_WAIT)
             .args([
                 "install",
                 "-y",

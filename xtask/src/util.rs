@@ -5,6 +5,14 @@ use std::process::Command;
 
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
+/// Held while apt-get runs: the background Chromium install and the PostgreSQL install must not
+/// run at once (dpkg allows one at a time). apt-get itself also waits for another process's lock
+/// (`APT_WAIT`).
+pub static APT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// apt-get's option to wait up to five minutes for dpkg's lock instead of failing at once.
+pub const APT_WAIT: [&str; 2] = ["-o", "DPkg::Lock::Timeout=300"];
+
 /// The workspace root (the parent of this crate's folder).
 pub fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
