@@ -49,28 +49,17 @@ fn error_codes_and_messages_are_stable() {
     assert!(boxed.to_string().contains("PROJECT_BUSY"));
 }
 
+/// The documented JSON of views and receipts is checked by the shared suite
+/// (`views_and_receipts_serialize_as_documented`); here, that the core's types read it back.
 #[test]
-fn views_receipts_and_outcomes_serialize_as_documented() {
+fn views_and_receipts_read_back_as_written() {
     let lanes = ProjectLanes::new();
     let idle = serde_json::to_string(&lanes.view("docs").unwrap()).unwrap();
-    assert_eq!(idle, r#"{"project":"docs","busy":false}"#);
     let lease = claim(&lanes, "docs", "build-1");
     let busy = serde_json::to_string(&lanes.view("docs").unwrap()).unwrap();
-    assert_eq!(
-        busy,
-        r#"{"project":"docs","busy":true,"run":"build-1","state":"running"}"#
-    );
     let stopping = serde_json::to_string(&lanes.request_stop(&lease).unwrap()).unwrap();
-    assert_eq!(
-        stopping,
-        r#"{"project":"docs","busy":true,"run":"build-1","state":"stop_requested"}"#
-    );
     let receipt = lanes.release(&lease, Outcome::NeedsReview).unwrap();
     let json = serde_json::to_string(&receipt).unwrap();
-    assert_eq!(
-        json,
-        r#"{"project":"docs","run":"build-1","outcome":"needs_review","stop_requested":true,"work_executed_here":false}"#
-    );
     assert_eq!(serde_json::from_str::<Receipt>(&json).unwrap(), receipt);
     for text in [idle, busy, stopping] {
         let view: LaneView = serde_json::from_str(&text).unwrap();

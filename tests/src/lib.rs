@@ -242,6 +242,18 @@ pub async fn eventually_within(ms: u32, mut done: impl FnMut() -> bool) -> bool 
     done()
 }
 
+/// Fails if any element id appears twice on the page.
+pub fn assert_ids_unique() {
+    let ids: Vec<String> = all(&document().document_element().unwrap(), "[id]")
+        .iter()
+        .filter_map(|e| attr(e, "id"))
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "an id appears twice: {ids:?}");
+}
+
 /// The text of `url`, a path on the test site or an absolute URL.
 pub async fn fetch_text(url: &str) -> String {
     let url = &site(url);

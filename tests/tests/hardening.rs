@@ -369,14 +369,7 @@ async fn element_ids_stay_unique_when_another_copy_of_the_viewer_is_on_the_page(
         }
     }
     let m = mount(&[("lang", s("en"))]).await;
-    let ids: Vec<String> = all(&document().document_element().unwrap(), "[id]")
-        .iter()
-        .filter_map(|e| attr(e, "id"))
-        .collect();
-    let mut unique = ids.clone();
-    unique.sort();
-    unique.dedup();
-    assert_eq!(ids.len(), unique.len(), "an id appears twice");
+    assert_ids_unique();
     let panel = one(&m.root(), "[role=tabpanel]");
     let label = attr(&panel, "aria-labelledby").unwrap();
     let labelled_by = document().get_element_by_id(&label).unwrap();

@@ -178,14 +178,7 @@ async fn two_viewers_on_one_page_stay_independent() {
     key(&one(&b.root(), "[role=tab][aria-selected=true]"), "Home");
     assert_eq!(a.viewer.selected().as_deref(), Some("explicit-outcome"));
     assert_eq!(b.viewer.selected().as_deref(), Some("independent-claims"));
-    let ids: Vec<String> = all(&document().document_element().unwrap(), "[id]")
-        .iter()
-        .filter_map(|e| attr(e, "id"))
-        .collect();
-    let mut unique = ids.clone();
-    unique.sort();
-    unique.dedup();
-    assert_eq!(ids.len(), unique.len(), "no id appears twice: {ids:?}");
+    assert_ids_unique();
     drop(a);
     click(&one(&b.root(), "[role=tab][data-record-id=busy-project]"));
     assert_shows(&b.root(), &record("busy-project").await, "en");

@@ -162,8 +162,7 @@ fn server_bin() -> Result<PathBuf> {
     if let Some(bin) = find_server_bin() {
         return Ok(bin);
     }
-    let apt = Path::new("/usr/bin/apt-get").exists();
-    if !(is_root() && apt) {
+    if !crate::tools::can_apt() {
         return Err(
             "the PostgreSQL tests need the PostgreSQL server (initdb, pg_ctl).\n\
                     On Debian or Ubuntu: sudo apt-get install -y postgresql\n\
@@ -173,16 +172,7 @@ fn server_bin() -> Result<PathBuf> {
         );
     }
     step("installing PostgreSQL (apt-get install postgresql)");
-    let _apt = crate::util::APT.lock().unwrap_or_else(|e| e.into_inner());
-    run(Command::new("apt-get")
-        .args(crate::util::APT_WAIT)
-        .arg("update")
-        .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    run(Command::new("apt-get")
-        .args(crate::util::APT_WAIT)
-        .args(["install", "-y", "--no-install-recommends", "postgresql"])
-        .env("DEBIAN_FRONTEND", "noninteractive"))
-    .map_err(|e| format!("{e}\nPostgreSQL could not be installed with apt-get"))?;
+    crate::tools::apt_install(&["postgresql"], None)?;
     find_server_bin().ok_or_else(|| "apt-get finished but initdb and pg_ctl are missing".into())
 }
 

@@ -192,34 +192,40 @@ pub fn browser() -> Result<Browser> {
 }
 
 /// Whether this process may install Debian packages (root, with apt-get).
-fn can_apt() -> bool {
+pub fn can_apt() -> bool {
     let root = output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
     root && Path::new("/usr/bin/apt-get").exists()
 }
 
-fn apt_install_browser(log: Option<&Path>) -> Result<()> {
+/// `apt-get update`, then `apt-get install` of `packages`, one apt-get at a time in this
+/// process (`APT`), waiting for another process's lock; output in `log` when given.
+pub fn apt_install(packages: &[&str], log: Option<&Path>) -> Result<()> {
     let _apt = crate::util::APT.lock().unwrap_or_else(|e| e.into_inner());
-    run_logged(
-        Command::new("apt-get")
+    let apt_get = || {
+        let mut command = Command::new("apt-get");
+        command
             .args(crate::util::APT_WAIT)
-            .arg("update")
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-        log,
-    )?;
+            .env("DEBIAN_FRONTEND", "noninteractive");
+        command
+    };
+    run_logged(apt_get().arg("update"), log)?;
     run_logged(
-        Command::new("apt-get")
-            .args(crate::util::APT_WAIT)
-            .args([
-                "install",
-                "-y",
-                "--no-install-recommends",
-                "chromium",
-                "chromium-driver",
-            ])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
+        apt_get()
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(packages),
         log,
     )
-    .map_err(|e| format!("{e}\nChromium could not be installed with apt-get").into())
+    .map_err(|e| {
+        format!(
+            "{e}\n{} could not be installed with apt-get",
+            packages.join(" ")
+        )
+        .into()
+    })
+}
+
+fn apt_install_browser(log: Option<&Path>) -> Result<()> {
+    apt_install(&["chromium", "chromium-driver"], log)
 }
 
 fn find_browser() -> Option<Browser> {
