@@ -2,7 +2,9 @@
 //!
 //! Debian's `postgresql` package (installed with apt-get when running as root and missing), a
 //! fresh cluster in `target/pg/` made by `initdb` (as the `postgres` user when running as root:
-//! `initdb` refuses root), listening on a Unix socket in `target/pg/socket/` only (no TCP port),
+//! `initdb` refuses root; the cluster then lives in a folder of the checkout's own under the
+//! system's temporary folder, which that user can reach), listening on a Unix socket in its
+//! `socket/` folder only (no TCP port),
 //! with `trust` authentication for that socket. [`Cluster`] stops it when dropped, so it is
 //! stopped however the tests end.
 
@@ -24,11 +26,11 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// Installs PostgreSQL if needed and starts a fresh cluster under `root/target/pg/`.
+    /// Installs PostgreSQL if needed and starts a fresh cluster (see [`cluster_folder`]).
     pub fn start(root: &Path) -> Result<Cluster> {
         let bin = server_bin()?;
         let as_postgres = is_root();
-        let base = root.join("target/pg");
+        let base = cluster_folder(root, as_postgres);
         let data = base.join("data");
         let socket = base.join("socket");
         // A cluster left running by an interrupted run: stop it before wiping its folder.
@@ -127,6 +129,22 @@ impl Drop for Cluster {
             );
         }
     }
+}
+
+/// Where the cluster lives: `root/target/pg/`, or, when it runs as the `postgres` user (xtask
+/// runs as root), a folder of this checkout's own under the system's temporary folder. The
+/// `postgres` user must be able to reach the folder, and a checkout may sit below a folder only
+/// root may enter (`mktemp -d` makes such folders: initdb then fails with "Permission denied").
+fn cluster_folder(root: &Path, as_postgres: bool) -> PathBuf {
+    if !as_postgres {
+        return root.join("target/pg");
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(&root, &mut hasher);
+    std::env::temp_dir().join(format!(
+        "project-lanes-pg-{:016x}",
+        std::hash::Hasher::finish(&hasher)
+    ))
 }
 
 /// Runs `cargo args…` in `root` with a fresh cluster, its URL in [`URL_VAR`]; the cluster is
