@@ -138,15 +138,20 @@ async fn switch_all_bundled_records_with_timelines() {
         .map(|e| e.id.to_string())
         .collect();
     let m = mount(&[("lang", s("en"))]).await;
-    let mut samples = Vec::new();
+    let (mut samples, mut selects) = (Vec::new(), Vec::new());
     for i in 0..400 {
         // Every selection changes the record (the first is selected at mount).
         let id = &ids[(i + 1) % ids.len()];
         let start = now();
         assert!(m.viewer.select(id));
+        selects.push(now() - start);
         layout(&m.root());
         samples.push(now() - start);
     }
+    report(
+        "switch_record_with_timeline: select alone (the DOM)",
+        selects,
+    );
     assert!(maybe(&m.root(), "[data-timeline] [data-segment]").is_some());
     report(
         &format!(

@@ -404,3 +404,45 @@ async fn bad_options_reject_the_mount() {
     let message = js_sys::Error::from(error).message().as_string().unwrap();
     assert!(message.contains("unknown field `colour`"), "{message}");
 }
+
+/// Switching back to a record puts its panel back (the same elements, not rebuilt) and it still
+/// shows exactly that record, verified, in the right language, with no step left current.
+#[wasm_bindgen_test]
+async fn a_record_shown_again_gets_its_own_panel_back_unchanged() {
+    let busy = record("busy-project").await;
+    let stale = record("stale-release").await;
+    let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
+    let root = m.root();
+    let first_card = one(&root, "[data-step=\"0\"]");
+    assert!(m.viewer.select_step(1));
+    assert!(m.viewer.select("stale-release"));
+    assert_shows(&root, &stale, "en");
+    assert!(m.viewer.select("busy-project"));
+    assert_eq!(
+        one(&root, "[data-step=\"0\"]"),
+        first_card,
+        "the same elements"
+    );
+    assert_shows(&root, &busy, "en");
+    let panel = one(&root, "[role=tabpanel]");
+    assert_eq!(
+        attr(&panel, "data-verification").as_deref(),
+        Some("verified")
+    );
+    assert_eq!(
+        attr(&panel, "data-selected-record").as_deref(),
+        Some("busy-project")
+    );
+    assert!(all(&root, ".lv-current").is_empty(), "no step left current");
+    // Each language keeps its own panel.
+    assert!(m.viewer.set_lang("ja"));
+    assert_shows(&root, &busy, "ja");
+    assert!(m.viewer.set_lang("en"));
+    assert_eq!(one(&root, "[data-step=\"0\"]"), first_card);
+    assert_shows(&root, &busy, "en");
+    assert_eq!(
+        all(&root, "[data-step]").len(),
+        busy.steps.len(),
+        "each step once"
+    );
+}

@@ -19,6 +19,7 @@ use web_sys::{Document, Element, Event, HtmlElement, HtmlInputElement, KeyboardE
 use crate::dom::{Listener, append, attr, clear, el};
 use crate::i18n::{Lang, Msg, ViewerError, text};
 use crate::load::{self, Entry, LoadError, Opened};
+use crate::panels::Panels;
 use crate::render;
 use crate::timeline;
 use crate::verify;
@@ -128,6 +129,8 @@ pub struct App {
     /// Timeline (issue 10): the timelines built so far, per record and language, so switching
     /// back to a record reuses its drawing.
     timelines: Vec<(Rc<load::Loaded>, Lang, Element)>,
+    /// Panels built so far, put back when their record is shown again.
+    panels: Panels,
 }
 
 /// The document-wide counter of viewer ids: shared by every copy of this module on the page.
@@ -224,6 +227,7 @@ impl App {
                 focus_after: None,
                 current_step: None,
                 timelines: Vec::new(),
+                panels: Panels::default(),
             }),
             mirror,
             queue: RefCell::new(VecDeque::new()),
@@ -274,6 +278,7 @@ impl App {
                 // Records opened while the index loaded stay, after the index's.
                 let opened = std::mem::take(&mut self.entries);
                 self.entries = entries;
+                self.panels.clear();
                 self.add_entries(opened);
             }
             Err(error) => self.index_error = Some(error),
@@ -445,6 +450,7 @@ impl App {
         clear(&self.panel);
         self.entries.clear();
         self.timelines.clear();
+        self.panels.clear();
         if self.hash_sync
             && Reflect::get(&self.doc, &hash_owner_key())
                 .ok()
@@ -597,6 +603,7 @@ impl App {
 
     fn render_panel(&mut self) {
         *self.mirror.settled.borrow_mut() = None;
+        self.panels.leave(&self.panel);
         clear(&self.panel);
         for name in [
             "data-selected-record",
@@ -623,6 +630,15 @@ impl App {
             "aria-labelledby",
             &format!("{}-tab-{}", self.prefix, self.selected),
         );
+        if let Ok(loaded) = &entry.content
+            && self
+                .panels
+                .restore(&self.doc, &self.panel, loaded, self.lang)
+        {
+            attr(&self.panel, "data-selected-record", &entry.id);
+            self.show_step(false);
+            return;
+        }
         let (doc, lang, prefix, timelines) =
             (&self.doc, self.lang, self.panel.id(), &mut self.timelines);
         let mut timeline = |loaded: &Rc<load::Loaded>| {
@@ -638,6 +654,9 @@ impl App {
         };
         let settled = render::panel(&self.doc, self.lang, &self.panel, entry, &mut timeline);
         *self.mirror.settled.borrow_mut() = settled;
+        if let Ok(loaded) = &entry.content {
+            self.panels.shown(loaded, self.lang);
+        }
         self.show_step(false); // Timeline (issue 10): keep the current step across redraws.
     }
 

@@ -31,6 +31,7 @@ mod app;
 mod dom;
 pub mod i18n;
 pub mod load;
+mod panels;
 mod render;
 pub mod timeline;
 mod verify;

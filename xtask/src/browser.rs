@@ -97,10 +97,11 @@ pub fn prepare(suite: Suite) -> Result<Prepared> {
     })
 }
 
-/// Builds and runs the suite once, printing as it goes; fails if any test fails.
-pub fn run(suite: Suite) -> Result<Vec<String>> {
+/// Builds and runs the suite once (only the tests whose names contain `filter`), printing as it
+/// goes; fails if any test fails.
+pub fn run(suite: Suite, filter: Option<&str>) -> Result<Vec<String>> {
     let prepared = prepare(suite)?;
-    let outcome = run_once(&prepared, None, true)?;
+    let outcome = run_once(&prepared, filter, true)?;
     match outcome.failure {
         None => Ok(outcome.lines),
         Some(failure) => Err(failure.into()),

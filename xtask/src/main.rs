@@ -35,7 +35,8 @@ tasks:
   dist              write the static site to target/dist/ (with SHA256SUMS)
   smoke             build the site and check its pages render in headless Chromium
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
-  bench             browser benchmarks in headless Chromium (mount, switch, large records)
+  bench [FILTER]    browser benchmarks in headless Chromium (mount, switch, large records,
+                    replay, timeline), those whose names contain FILTER
   pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
   help              this text
 
@@ -58,7 +59,8 @@ fn main() -> ExitCode {
         ["dist"] => dist::dist().map(|_| ()),
         ["smoke"] => dist::dist().and_then(|dist| browser::smoke_test_dist(&dist)),
         ["size"] => size::size(),
-        ["bench"] => bench(),
+        ["bench"] => bench(None),
+        ["bench", filter] => bench(Some(filter)),
         ["pg-bench"] => {
             postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
         }
@@ -125,7 +127,7 @@ fn test() -> Result<()> {
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
     size::report(&dist::built(&dist))?;
-    browser::run(browser::Suite::Tests)?;
+    browser::run(browser::Suite::Tests, None)?;
     browser::smoke_test_dist(&dist)?;
     step("all checks passed");
     Ok(())
@@ -173,8 +175,8 @@ fn serve(port: u16) -> Result<()> {
     Ok(())
 }
 
-fn bench() -> Result<()> {
-    let lines = browser::run(browser::Suite::Bench)?;
+fn bench(filter: Option<&str>) -> Result<()> {
+    let lines = browser::run(browser::Suite::Bench, filter)?;
     let results: Vec<&str> = lines
         .iter()
         .filter_map(|l| l.trim().strip_prefix("BENCH "))
