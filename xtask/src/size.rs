@@ -13,9 +13,12 @@ use crate::util::{Result, project_root};
 /// crates (serde-wasm-bindgen) and the core's check and replay; measured, check and replay alone
 /// cost 21.7 KB gzipped (the whole dispatcher and lanes come with them), and the viewer was at
 /// 118.0 KB before the timeline (issue 10) joined it. Merged, it is at 130,627 bytes (the
-/// timeline adds about 12.9 KB, its cache included): the gate sits at the next round thousand
-/// above that, so any growth is a decision.
-pub const BUDGET_GZIP_BYTES: usize = 131_000;
+/// timeline adds about 12.9 KB, its cache included): the gate sat at the next round thousand
+/// above that, so any growth is a decision. Keeping built panels (`web/src/panels.rs`, a switch
+/// 0.6 ms faster) took it to 131,498: the gate moved to 132,000. What remains large is the
+/// design's own: serde-wasm-bindgen's deserializers (one per record type) and the float
+/// formatting its type errors link in (`Unexpected::Float`), and the core's check and replay.
+pub const BUDGET_GZIP_BYTES: usize = 132_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
