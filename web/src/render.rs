@@ -321,13 +321,16 @@ pub fn panel(
     }
     append(panel, &steps);
 
+    // After the steps, so usually below the fold: laid out when it comes near the viewport.
+    let end = el(doc, "div", "lv-end", None);
+    append(panel, &end);
     append(
-        panel,
+        &end,
         &el(doc, "h3", "lv-h", Some(text(lang, Msg::FinalLanesHeading))),
     );
-    append(panel, &final_lanes(doc, lang, record));
+    append(&end, &final_lanes(doc, lang, record));
     append(
-        panel,
+        &end,
         &el(
             doc,
             "p",
@@ -339,7 +342,7 @@ pub fn panel(
         ),
     );
 
-    append(panel, &raw_json(doc, lang, entry, loaded));
+    append(&end, &raw_json(doc, lang, entry, loaded));
     Some(settled)
 }
 
