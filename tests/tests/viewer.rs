@@ -446,3 +446,86 @@ async fn a_record_shown_again_gets_its_own_panel_back_unchanged() {
         "each step once"
     );
 }
+
+/// The selected record is shown as soon as its own file arrives, not after the whole index: of
+/// 200 records, the one a page asks for is fetched first and on screen while most tabs still
+/// load (`aria-busy`, not errors); a tab chosen while its file loads says so, then shows it.
+#[wasm_bindgen_test]
+async fn the_selected_record_is_shown_before_the_others_arrive() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let host = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    let options = js_sys::Object::new();
+    let src = site("fixtures/many/index.json");
+    for (key, value) in [
+        ("src", src.as_str()),
+        ("record", "many-150"),
+        ("lang", "en"),
+    ] {
+        js_sys::Reflect::set(&options, &s(key), &s(value)).unwrap();
+    }
+    let viewer: Rc<RefCell<Option<lane_viewer::Viewer>>> = Rc::default();
+    wasm_bindgen_futures::spawn_local({
+        let (host, viewer) = (host.clone(), viewer.clone());
+        async move {
+            let mounted = lane_viewer::mount(host, options.into()).await;
+            *viewer.borrow_mut() = Some(mounted.expect("mount resolves"));
+        }
+    });
+    let shown = "[data-selected-record=\"many-150\"] [data-step]";
+    for _ in 0..2000 {
+        if maybe(&host, shown).is_some() {
+            break;
+        }
+        sleep(5).await;
+    }
+    let root = one(&host, "[data-lane-viewer]");
+    assert!(maybe(&host, shown).is_some(), "many-150 is shown");
+    let loading = all(&host, "[role=tab][aria-busy=\"true\"]").len();
+    assert!(loading >= 50, "most records still load: {loading} of 199");
+    assert!(
+        viewer.borrow().is_none(),
+        "mount resolves once every record arrived"
+    );
+    assert_eq!(attr(&root, "aria-busy").as_deref(), Some("true"));
+    assert!(
+        all(&host, ".lv-tab-error").is_empty(),
+        "loading is not failing"
+    );
+    // The last record fetched, chosen while it loads.
+    click(&one(&host, "[role=tab][data-record-id=\"many-199\"]"));
+    let panel = one(&host, "[role=tabpanel]");
+    assert_eq!(
+        attr(&panel, "data-selected-record").as_deref(),
+        Some("many-199")
+    );
+    assert!(
+        maybe(&panel, ".lv-loading[role=status]").is_some(),
+        "says it is loading"
+    );
+    assert!(maybe(&panel, "[data-step]").is_none());
+    for _ in 0..4000 {
+        if viewer.borrow().is_some() {
+            break;
+        }
+        sleep(5).await;
+    }
+    let viewer = viewer.borrow_mut().take().expect("mount resolved");
+    assert_eq!(viewer.selected().as_deref(), Some("many-199"));
+    assert!(maybe(&panel, ".lv-loading").is_none());
+    assert_eq!(
+        all(&panel, "[data-step]").len(),
+        1,
+        "many-199 is shown once it arrived"
+    );
+    assert_eq!(
+        attr(&panel, "data-verification").as_deref(),
+        Some("verified")
+    );
+    assert_eq!(all(&host, "[role=tab]").len(), 200);
+    assert!(all(&host, "[aria-busy]").is_empty(), "nothing left loading");
+    assert!(maybe(&host, ".lv-loading").is_none());
+    viewer.destroy();
+    host.remove();
+}

@@ -131,6 +131,8 @@ pub struct App {
     timelines: Vec<(Rc<load::Loaded>, Lang, Element)>,
     /// Panels built so far, put back when their record is shown again.
     panels: Panels,
+    /// The deep link's step for a selected record that is still loading.
+    wanted_step: Option<usize>,
 }
 
 /// The document-wide counter of viewer ids: shared by every copy of this module on the page.
@@ -228,6 +230,7 @@ impl App {
                 current_step: None,
                 timelines: Vec::new(),
                 panels: Panels::default(),
+                wanted_step: None,
             }),
             mirror,
             queue: RefCell::new(VecDeque::new()),
@@ -292,12 +295,16 @@ impl App {
                 None => {}
             }
         }
-        // Timeline (issue 10): the deep link's `step`, if it names a step of the selected record.
+        // Timeline (issue 10): the deep link's `step`, if it names a step of the selected record
+        // (kept until that record arrives, if it is still loading).
         if self.hash_sync
             && let Some(n) = timeline::read_step()
-            && n < self.step_count()
         {
-            self.current_step = Some(n);
+            if self.entries.get(self.selected).is_some_and(|e| e.pending) {
+                self.wanted_step = Some(n);
+            } else if n < self.step_count() {
+                self.current_step = Some(n);
+            }
         }
         self.sync_mirror();
         self.render_all();
@@ -306,6 +313,58 @@ impl App {
         }
         if self.hash_sync && !self.entries.is_empty() {
             self.write_hash(true);
+        }
+    }
+
+    /// Record `i` of the index arrived (or failed): its tab and, if it is selected, the panel show
+    /// it. Records arrive one by one after [`loaded`](Self::loaded), the selected one first.
+    pub fn arrived(&mut self, i: usize, content: Result<Rc<load::Loaded>, LoadError>) {
+        if self.destroyed {
+            return;
+        }
+        let Some(entry) = self.entries.get_mut(i).filter(|e| e.pending) else {
+            return;
+        };
+        entry.pending = false;
+        entry.content = content;
+        let tabs = self.tablist.children();
+        let failed = self.entries[i].content.is_err();
+        if let Some(old) = tabs.item(i as u32).filter(|_| !failed) {
+            // Nothing else about the tab changes: no new style or layout for the page.
+            old.remove_attribute("aria-busy").ok();
+        } else if let Some(old) = tabs.item(i as u32) {
+            // A failed record's tab says so (class, code, words): built again.
+            let id = format!("{}-tab-{i}", self.prefix);
+            let tab = render::tab(
+                &self.doc,
+                self.lang,
+                &self.entries[i],
+                &id,
+                &self.panel.id(),
+            );
+            let focused = self.doc.active_element().is_some_and(|a| a == old);
+            old.replace_with_with_node_1(&tab).ok();
+            self.update_tabs();
+            if focused && let Ok(tab) = tab.dyn_into::<HtmlElement>() {
+                tab.focus().ok();
+            }
+        }
+        if !self.entries.iter().any(|e| e.pending) {
+            self.root.remove_attribute("aria-busy").ok();
+            if let Ok(Some(line)) = self.status.query_selector(".lv-loading") {
+                line.remove();
+            }
+        }
+        if i == self.selected {
+            self.mirror.steps.set(self.step_count());
+            self.render_panel();
+            if let Some(n) = self.wanted_step.take().filter(|&n| n < self.step_count()) {
+                self.set_current_step(Some(n));
+                self.show_step(true);
+                if self.hash_sync {
+                    self.write_hash(true);
+                }
+            }
         }
     }
 
@@ -476,6 +535,7 @@ impl App {
             self.render_status();
         }
         if changed {
+            self.wanted_step = None;
             // Timeline (issue 10): a new record starts with no step.
             self.set_current_step(None);
             self.mirror.steps.set(self.step_count());
@@ -518,7 +578,7 @@ impl App {
     fn render_all(&mut self) {
         let focus = self.focus_key();
         let lang = self.lang;
-        let loading = self.mirror.loading.get();
+        let loading = self.mirror.loading.get() || self.entries.iter().any(|e| e.pending);
         attr(&self.root, "lang", lang.tag());
         attr(&self.root, "aria-label", text(lang, Msg::ViewerLabel));
         if loading {

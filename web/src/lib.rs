@@ -208,9 +208,35 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     app::Core::keep(&core);
     App::listen(&core);
     let src = options.src.as_deref().unwrap_or("records/index.json");
-    let result = load::load(src).await;
     let record = options.record;
-    core.call(move |app| app.loaded(result, record));
+    match load::load_listing(src).await {
+        Ok(load::Listing::Index { url, records }) => {
+            // Tabs at once, every record still loading; then the selected record first, so it
+            // is shown as soon as its own file arrives, and the others one by one.
+            let entries = load::pending(&url, &records);
+            core.call(move |app| app.loaded(Ok(entries), record));
+            let selected = core.mirror.selected.borrow().clone();
+            let first = records
+                .iter()
+                .position(|e| Some(e.id.as_str()) == selected.as_deref());
+            let order: Vec<usize> = first
+                .into_iter()
+                .chain((0..records.len()).filter(|&i| Some(i) != first))
+                .collect();
+            load::fetch_records(&url, &records, &order, |i, content| {
+                if core.mirror.destroyed.get() {
+                    return false;
+                }
+                core.call(move |app| app.arrived(i, content));
+                true
+            })
+            .await;
+        }
+        Ok(load::Listing::Record(entry)) => {
+            core.call(move |app| app.loaded(Ok(vec![entry]), record));
+        }
+        Err(error) => core.call(move |app| app.loaded(Err(error), record)),
+    }
     Ok(Viewer { core })
 }
 

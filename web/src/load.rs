@@ -65,11 +65,23 @@ pub struct Entry {
     pub url: Option<String>,
     /// Opened by the person (from a file, a drop or `open_text`), not from the page's index.
     pub opened: bool,
+    /// The file is still being fetched (`content` holds a placeholder until it arrives).
+    pub pending: bool,
     pub content: Result<Rc<Loaded>, LoadError>,
 }
 
-/// Loads the index at `src` (relative to the page) and every record it lists.
-pub async fn load(src: &str) -> Result<Vec<Entry>, LoadError> {
+/// What `src` names: a single record (shown without an index), or an index whose records are
+/// still to be fetched ([`pending`], then [`fetch_records`]).
+pub enum Listing {
+    Record(Entry),
+    Index {
+        url: String,
+        records: Vec<IndexEntry>,
+    },
+}
+
+/// Loads `src` (relative to the page): a record, or an index (its records are not fetched yet).
+pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
     let base = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.base_uri().ok().flatten())
@@ -103,36 +115,72 @@ pub async fn load(src: &str) -> Result<Vec<Entry>, LoadError> {
             .unwrap_or_default()
             .to_string();
         let loaded = record_from(value, text, None)?;
-        return Ok(vec![Entry {
+        return Ok(Listing::Record(Entry {
             id: loaded.record.id.to_string(),
             title: loaded.record.title.clone(),
             file,
             url: Some(index_url),
             opened: false,
+            pending: false,
             content: Ok(Rc::new(loaded)),
-        }]);
+        }));
     }
     check_header(&value, INDEX_FORMAT)?;
     let index = read_index(value)?;
+    Ok(Listing::Index {
+        url: index_url,
+        records: index.records,
+    })
+}
 
-    // A sliding window of fetches: at most MAX_FETCHES in flight, results kept in index order.
-    let mut entries = Vec::with_capacity(index.records.len());
+/// The index's records as entries whose files are still loading: tabs can be shown at once.
+pub fn pending(index_url: &str, records: &[IndexEntry]) -> Vec<Entry> {
+    records
+        .iter()
+        .map(|entry| Entry {
+            id: entry.id.to_string(),
+            title: entry.title.clone(),
+            file: entry.file.clone(),
+            url: Some(record_url(index_url, entry)),
+            opened: false,
+            pending: true,
+            content: Err(LoadError::new(
+                ViewerError::RecordUnavailable,
+                "still loading",
+            )),
+        })
+        .collect()
+}
+
+fn record_url(index_url: &str, entry: &IndexEntry) -> String {
+    Url::new_with_base(&entry.file, index_url)
+        .map(|u| u.href())
+        .unwrap_or_default()
+}
+
+/// Fetches `records[i]` for each `i` of `order`, at most [`MAX_FETCHES`] at a time, and hands
+/// each to `arrived` as it completes, in `order`; stops when `arrived` returns `false` (the
+/// viewer was destroyed).
+pub async fn fetch_records(
+    index_url: &str,
+    records: &[IndexEntry],
+    order: &[usize],
+    mut arrived: impl FnMut(usize, Result<Rc<Loaded>, LoadError>) -> bool,
+) {
+    // A sliding window of fetches: at most MAX_FETCHES in flight, results taken in order.
     let mut pending = std::collections::VecDeque::new();
-    let mut next = index.records.iter();
+    let mut next = order.iter().filter_map(|&i| Some((i, records.get(i)?)));
     loop {
         while pending.len() < MAX_FETCHES {
-            let Some(entry) = next.next() else { break };
-            let url = Url::new_with_base(&entry.file, &index_url)
-                .map(|u| u.href())
-                .unwrap_or_default();
+            let Some((i, entry)) = next.next() else { break };
             let request = match entry_error(entry) {
                 Some(error) => Err(error),
-                None => Ok(start_fetch(&url)),
+                None => Ok(start_fetch(&record_url(index_url, entry))),
             };
-            pending.push_back((entry, url, request));
+            pending.push_back((i, entry, request));
         }
-        let Some((entry, url, request)) = pending.pop_front() else {
-            break;
+        let Some((i, entry, request)) = pending.pop_front() else {
+            return;
         };
         let content = match request {
             Ok(Ok(request)) => finish_fetch(request, MAX_RECORD_BYTES, ViewerError::RecordTooLarge)
@@ -147,16 +195,10 @@ pub async fn load(src: &str) -> Result<Vec<Entry>, LoadError> {
             Ok(Err(detail)) => Err(LoadError::new(ViewerError::RecordUnavailable, detail)),
             Err(error) => Err(error),
         };
-        entries.push(Entry {
-            id: entry.id.to_string(),
-            title: entry.title.clone(),
-            file: entry.file.clone(),
-            url: Some(url),
-            opened: false,
-            content: content.map(Rc::new),
-        });
+        if !arrived(i, content.map(Rc::new)) {
+            return;
+        }
     }
-    Ok(entries)
 }
 
 /// Reads an index: at most [`MAX_INDEX_RECORDS`] entries (counted before anything is
@@ -658,6 +700,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 file: entry.file.clone(),
                 url: None,
                 opened: true,
+                pending: false,
                 content: content.map(Rc::new),
             });
         }
@@ -681,6 +724,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 file: file.name.clone(),
                 url: None,
                 opened: true,
+                pending: false,
                 content: Ok(Rc::new(loaded)),
             },
             Err(error) if error.kind == ViewerError::InvalidIndex && error.detail.is_empty() => {
@@ -724,6 +768,7 @@ pub fn failed(name: &str, error: LoadError) -> Entry {
         file: name.to_string(),
         url: None,
         opened: true,
+        pending: false,
         content: Err(error),
     }
 }

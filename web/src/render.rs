@@ -68,7 +68,9 @@ pub fn tab(doc: &Document, lang: Lang, entry: &Entry, id: &str, panel_id: &str) 
         append_text(&tab, doc, " ");
         append(&tab, &el(doc, "span", "lv-tab-file", Some(&entry.file)));
     }
-    if let Err(e) = &entry.content {
+    if entry.pending {
+        attr(&tab, "aria-busy", "true");
+    } else if let Err(e) = &entry.content {
         tab.class_list().add_1("lv-tab-error").ok();
         attr(&tab, "data-tab-error", e.kind.code());
         append_text(&tab, doc, " ");
@@ -259,6 +261,16 @@ pub fn panel(
     timeline: &mut dyn FnMut(&Rc<Loaded>) -> Element,
 ) -> Option<js_sys::Promise> {
     attr(panel, "data-selected-record", &entry.id);
+    if entry.pending {
+        append(
+            panel,
+            &el(doc, "h2", "lv-title", Some(entry.title.get(lang.tag()))),
+        );
+        let line = el(doc, "p", "lv-loading", Some(text(lang, Msg::Loading)));
+        attr(&line, "role", "status");
+        append(panel, &line);
+        return None;
+    }
     let loaded = match &entry.content {
         Ok(loaded) => loaded,
         Err(error) => {

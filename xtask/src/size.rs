@@ -15,10 +15,13 @@ use crate::util::{Result, project_root};
 /// 118.0 KB before the timeline (issue 10) joined it. Merged, it is at 130,627 bytes (the
 /// timeline adds about 12.9 KB, its cache included): the gate sat at the next round thousand
 /// above that, so any growth is a decision. Keeping built panels (`web/src/panels.rs`, a switch
-/// 0.6 ms faster) took it to 131,498: the gate moved to 132,000. What remains large is the
+/// 0.6 ms faster) took it to 131,498: the gate moved to 132,000. Showing the selected record as
+/// soon as its own file arrives (tabs first, records one by one: the first record of a
+/// 200-record index on screen while the others load, instead of after all of them) took it to
+/// 133,422: the gate is 134,000. What remains large is the
 /// design's own: serde-wasm-bindgen's deserializers (one per record type) and the float
 /// formatting its type errors link in (`Unexpected::Float`), and the core's check and replay.
-pub const BUDGET_GZIP_BYTES: usize = 132_000;
+pub const BUDGET_GZIP_BYTES: usize = 134_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
