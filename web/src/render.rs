@@ -314,7 +314,7 @@ pub fn panel(
             }
             names.push_str(queue);
         }
-        let label = format!("{}: {names}", text(lang, Msg::QueuesLabel));
+        let label = fill(text(lang, Msg::QueuesLabel), &names);
         append(panel, &el(doc, "p", "lv-queues", Some(&label)));
     }
 
