@@ -142,21 +142,10 @@ fn stylesheet() {
 
 /// Mounts a viewer with these options (`src`, `lang`, `record` as strings, `hash` as bool).
 /// A relative `src` is a path on the test site; without one, the committed records' index.
-pub async fn mount(options: &[(&str, JsValue)]) -> Mounted {
-    stylesheet();
+pub async fn mount(opts: &[(&str, JsValue)]) -> Mounted {
     let snapshot = PageSnapshot::start();
-    let host = document().create_element("div").unwrap();
-    document().body().unwrap().append_child(&host).unwrap();
-    let object = Object::new();
-    Reflect::set(&object, &s("src"), &s(&site("records/index.json"))).unwrap();
-    for (key, value) in options {
-        let value = match (*key, value.as_string()) {
-            ("src", Some(path)) => s(&site(&path)),
-            _ => value.clone(),
-        };
-        Reflect::set(&object, &JsValue::from_str(key), &value).unwrap();
-    }
-    let viewer = lane_viewer::mount(host.clone(), object.into())
+    let host = host();
+    let viewer = lane_viewer::mount(host.clone(), options(opts))
         .await
         .expect("mount resolves");
     Mounted {
@@ -449,6 +438,34 @@ pub fn options(options: &[(&str, JsValue)]) -> JsValue {
         Reflect::set(&object, &JsValue::from_str(key), &value).unwrap();
     }
     object.into()
+}
+
+/// Calls `changed` right after every change to the elements under `target` (a
+/// `MutationObserver`), until the returned guard is dropped: a test sees the page at the very
+/// moment something appears, not at its next poll.
+pub fn watch(target: &Element, changed: impl FnMut() + 'static) -> Watch {
+    let callback = Closure::<dyn FnMut()>::new(changed);
+    let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).unwrap();
+    let init = web_sys::MutationObserverInit::new();
+    init.set_child_list(true);
+    init.set_subtree(true);
+    observer.observe_with_options(target, &init).unwrap();
+    Watch {
+        observer,
+        _callback: callback,
+    }
+}
+
+/// A [`watch`] in progress; dropping it stops it.
+pub struct Watch {
+    observer: web_sys::MutationObserver,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
 }
 
 /// `mount` as the page calls it, rejections included. A mount still pending after

@@ -67,39 +67,25 @@ async fn mount_to_first_render() {
 async fn mount_to_first_record_on_screen() {
     use std::cell::Cell;
     use std::rc::Rc;
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::closure::Closure;
     drop(mount(&[]).await);
     let mut samples = Vec::new();
     for _ in 0..21 {
-        let host = document().create_element("div").unwrap();
-        document().body().unwrap().append_child(&host).unwrap();
+        let host = host();
         let seen = Rc::new(Cell::new(None));
         let start = now();
-        let observer = {
+        let watching = {
             let (watched, seen) = (host.clone(), seen.clone());
-            let callback = Closure::<dyn FnMut()>::new(move || {
+            watch(&host, move || {
                 if seen.get().is_none() && maybe(&watched, "[data-step]").is_some() {
                     layout(&watched);
                     seen.set(Some(now() - start));
                 }
-            });
-            let observer =
-                web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).unwrap();
-            callback.forget();
-            let init = web_sys::MutationObserverInit::new();
-            init.set_child_list(true);
-            init.set_subtree(true);
-            observer.observe_with_options(&host, &init).unwrap();
-            observer
+            })
         };
-        let options = js_sys::Object::new();
-        js_sys::Reflect::set(&options, &s("src"), &s(&site("records/index.json"))).unwrap();
-        js_sys::Reflect::set(&options, &s("lang"), &s("en")).unwrap();
-        let viewer = lane_viewer::mount(host.clone(), options.into())
+        let viewer = lane_viewer::mount(host.clone(), options(&[("lang", s("en"))]))
             .await
             .unwrap();
-        observer.disconnect();
+        drop(watching);
         samples.push(seen.get().expect("the first record was shown"));
         viewer.destroy();
         host.remove();

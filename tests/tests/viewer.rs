@@ -452,34 +452,28 @@ async fn a_record_shown_again_gets_its_own_panel_back_unchanged() {
 /// load (`aria-busy`, not errors); a tab chosen while its file loads says so, then shows it.
 #[wasm_bindgen_test]
 async fn the_selected_record_is_shown_before_the_others_arrive() {
-    use std::cell::RefCell;
+    use std::cell::{Cell, RefCell};
     use std::rc::Rc;
-    use wasm_bindgen::JsCast;
-    let host = document().create_element("div").unwrap();
-    document().body().unwrap().append_child(&host).unwrap();
-    let options = js_sys::Object::new();
-    let src = site("fixtures/many/index.json");
-    for (key, value) in [
-        ("src", src.as_str()),
-        ("record", "many-150"),
-        ("lang", "en"),
-    ] {
-        js_sys::Reflect::set(&options, &s(key), &s(value)).unwrap();
-    }
+    let host = host();
+    let opts = options(&[
+        ("src", s("fixtures/many/index.json")),
+        ("record", s("many-150")),
+        ("lang", s("en")),
+    ]);
     let viewer: Rc<RefCell<Option<lane_viewer::Viewer>>> = Rc::default();
     wasm_bindgen_futures::spawn_local({
         let (host, viewer) = (host.clone(), viewer.clone());
         async move {
-            let mounted = lane_viewer::mount(host, options.into()).await;
+            let mounted = lane_viewer::mount(host, opts).await;
             *viewer.borrow_mut() = Some(mounted.expect("mount resolves"));
         }
     });
     // Counted at the very moment many-150's first step enters the page (the observer runs
     // right after that change, before any other record's arrival).
-    let loading_then: Rc<std::cell::Cell<Option<usize>>> = Rc::default();
-    let callback = {
+    let loading_then: Rc<Cell<Option<usize>>> = Rc::default();
+    let watching = {
         let (watched, loading_then) = (host.clone(), loading_then.clone());
-        wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        watch(&host, move || {
             let shown = "[data-selected-record=\"many-150\"] [data-step]";
             if loading_then.get().is_none() && maybe(&watched, shown).is_some() {
                 let loading = all(&watched, "[role=tab][aria-busy=\"true\"]").len();
@@ -487,18 +481,13 @@ async fn the_selected_record_is_shown_before_the_others_arrive() {
             }
         })
     };
-    let observer = web_sys::MutationObserver::new(callback.as_ref().unchecked_ref()).unwrap();
-    let init = web_sys::MutationObserverInit::new();
-    init.set_child_list(true);
-    init.set_subtree(true);
-    observer.observe_with_options(&host, &init).unwrap();
     for _ in 0..2000 {
         if loading_then.get().is_some() {
             break;
         }
         sleep(5).await;
     }
-    observer.disconnect();
+    drop(watching);
     let root = one(&host, "[data-lane-viewer]");
     let loading = loading_then.get().expect("many-150 is shown");
     assert!(loading >= 190, "most records still load: {loading} of 199");

@@ -327,12 +327,11 @@ impl App {
         };
         entry.pending = false;
         entry.content = content;
-        let tabs = self.tablist.children();
-        let failed = self.entries[i].content.is_err();
-        if let Some(old) = tabs.item(i as u32).filter(|_| !failed) {
+        let old = self.tablist.children().item(i as u32);
+        if let Some(old) = old.as_ref().filter(|_| self.entries[i].content.is_ok()) {
             // Nothing else about the tab changes: no new style or layout for the page.
             old.remove_attribute("aria-busy").ok();
-        } else if let Some(old) = tabs.item(i as u32) {
+        } else if let Some(old) = old {
             // A failed record's tab says so (class, code, words): built again.
             let id = format!("{}-tab-{i}", self.prefix);
             let tab = render::tab(
