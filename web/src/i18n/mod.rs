@@ -596,6 +596,19 @@ mod tests {
     }
 
     #[test]
+    fn label_colons_follow_each_language() {
+        // Japanese text uses the full-width colon, like the timeline's legend (レーン：).
+        assert_eq!(
+            fill(text(Lang::Ja, Msg::QueuesLabel), "a, b"),
+            "キュー：a, b"
+        );
+        assert_eq!(
+            fill(text(Lang::En, Msg::QueuesLabel), "a, b"),
+            "Queues: a, b"
+        );
+    }
+
+    #[test]
     fn fill_replaces_the_first_placeholder_only() {
         assert_eq!(fill("Step {}", "3"), "Step 3");
         assert_eq!(fill("{} をダウンロード", "a.json"), "a.json をダウンロード");
