@@ -5,10 +5,10 @@
 //! [`ProjectLanes`] and compares every saved result, so anyone can check a record, including one
 //! written by hand. The format is documented in `records/README.md` and `records/schema.json`.
 //!
-//! This module holds the types and their checks only; parsing JSON is the caller's business (the
-//! viewer uses the browser's parser, the generator uses `serde_json`). Parse [`Header`] first: a
-//! file in an unknown format or version is then refused with a precise error instead of a
-//! confusing one about a field.
+//! This module holds the types and their checks; [`json`] (feature `json`) reads record files
+//! with `serde_json`, the one reader the command line and the viewer share, so the same bytes get
+//! the same verdict everywhere. It parses [`Header`] first: a file in an unknown format or version
+//! is then refused with a precise error instead of a confusing one about a field.
 //!
 //! ```
 //! use project_lanes::record::{Header, Record};
@@ -27,6 +27,9 @@ use serde::{Deserialize, Serialize};
 use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView, Settled};
 use crate::label::Quoted;
 use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
+
+#[cfg(feature = "json")]
+pub mod json;
 
 /// The format id every record file carries in `format`.
 pub const FORMAT: &str = "project-lanes/record";

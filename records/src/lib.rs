@@ -15,8 +15,8 @@ use std::fs::File;
 use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
-use project_lanes::record::{Header, ReplayMismatch, replay};
 use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, RecordError, VERSION};
+use project_lanes::record::{ReplayMismatch, json, replay};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -373,78 +373,47 @@ pub fn compare(dir: &Path, files: &[OutputFile]) -> Vec<Difference> {
     differences
 }
 
-/// Why a record file could not be read.
+/// Why a record file could not be read: the file itself, or what the core's reader
+/// ([`project_lanes::record::json::parse_record`], the one verdict every reader gives) found.
 #[derive(Debug)]
 pub enum ReadError {
     /// The file could not be opened or read.
     Io(std::io::Error),
-    /// The file is larger than [`MAX_RECORD_BYTES`].
-    TooLarge {
-        /// The file's size.
-        bytes: u64,
-    },
-    /// The bytes are not JSON of the expected shape.
-    Json {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// serde_json's description.
-        message: String,
-    },
-    /// The JSON is a record that breaks the format's rules, or not a record of this version.
-    Record(RecordError),
+    /// The bytes are not a readable record of this version.
+    Parse(json::ReadError),
+}
+
+impl ReadError {
+    /// The stable code of the error (`INVALID_JSON`, `INVALID_RECORD`, …; `IO` for the file).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReadError::Io(_) => "IO",
+            ReadError::Parse(e) => e.code(),
+        }
+    }
 }
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadError::Io(e) => write!(f, "cannot read the file: {e}"),
-            ReadError::TooLarge { bytes } => write!(
-                f,
-                "the file is {bytes} bytes; records may be at most {MAX_RECORD_BYTES} bytes"
-            ),
-            ReadError::Json {
-                line,
-                column,
-                message,
-            } => write!(f, "line {line}, column {column}: {message}"),
-            ReadError::Record(e) => write!(f, "{e}"),
+            ReadError::Parse(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for ReadError {}
 
-impl From<serde_json::Error> for ReadError {
-    fn from(e: serde_json::Error) -> Self {
-        let message = e.to_string();
-        // serde_json appends " at line L column C"; the position is reported separately.
-        let message = match message.rfind(" at line ") {
-            Some(cut) => message[..cut].to_string(),
-            None => message,
-        };
-        ReadError::Json {
-            line: e.line(),
-            column: e.column(),
-            message,
-        }
+impl From<json::ReadError> for ReadError {
+    fn from(e: json::ReadError) -> Self {
+        ReadError::Parse(e)
     }
 }
 
-/// Parses and checks one record: the header first (so an unknown version is named as such),
-/// then the whole record, then the format's rules.
+/// Parses and checks one record with the core's reader: the header first (so an unknown version
+/// is named as such), then the whole record, then the format's rules.
 pub fn parse_record(bytes: &[u8]) -> Result<Record, ReadError> {
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return Err(ReadError::TooLarge {
-            bytes: bytes.len() as u64,
-        });
-    }
-    let header: Header = serde_json::from_slice(bytes)?;
-    header.check().map_err(ReadError::Record)?;
-    let record: Record = serde_json::from_slice(bytes)?;
-    record.check().map_err(ReadError::Record)?;
-    Ok(record)
+    Ok(json::parse_record(bytes)?)
 }
 
 /// Reads a record file, refusing one larger than [`MAX_RECORD_BYTES`] before reading it all.
@@ -457,7 +426,7 @@ pub fn read_record_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     let mut file = File::open(path).map_err(ReadError::Io)?;
     let size = file.metadata().map_err(ReadError::Io)?.len();
     if size > MAX_RECORD_BYTES {
-        return Err(ReadError::TooLarge { bytes: size });
+        return Err(json::ReadError::TooLarge { bytes: size }.into());
     }
     let mut bytes = Vec::new();
     Read::by_ref(&mut file)

@@ -2,6 +2,7 @@
 
 use lane_records::{MAX_RECORD_BYTES, ReadError, parse_record, read_record, records_dir};
 use project_lanes::record::RecordError;
+use project_lanes::record::json::ReadError as Parse;
 use serde_json::Value;
 
 /// A change made to a good record to make it bad.
@@ -24,21 +25,25 @@ fn message(e: &ReadError) -> String {
 fn malformed_json_reports_line_and_column() {
     let text = "{\n  \"format\": \"project-lanes/record\",\n  \"version\": 1,\n  \"id\": \"x\"\n  \"title\": {}\n}";
     match parse_record(text.as_bytes()).unwrap_err() {
-        ReadError::Json {
+        ReadError::Parse(Parse::Json {
             line,
             column,
             message,
-        } => {
+            ..
+        }) => {
             assert_eq!((line, column), (5, 3), "{message}");
             assert!(message.contains("expected `,` or `}`"), "{message}");
         }
         other => panic!("{other:?}"),
     }
     let e = parse_record(b"\xff\xfe").unwrap_err();
-    assert!(matches!(e, ReadError::Json { line: 1, .. }), "{e:?}");
+    assert!(
+        matches!(e, ReadError::Parse(Parse::Json { line: 1, .. })),
+        "{e:?}"
+    );
     assert!(matches!(
         parse_record(b"").unwrap_err(),
-        ReadError::Json { .. }
+        ReadError::Parse(Parse::Json { .. })
     ));
 }
 
@@ -50,7 +55,10 @@ fn an_unknown_format_version_is_named_as_such() {
     doc["steps"][0]["op"] = "teleport".into();
     let e = read(&doc);
     assert!(
-        matches!(e, ReadError::Record(RecordError::UnsupportedVersion(2))),
+        matches!(
+            e,
+            ReadError::Parse(Parse::Record(RecordError::UnsupportedVersion(2)))
+        ),
         "{e:?}"
     );
     assert_eq!(
@@ -61,7 +69,7 @@ fn an_unknown_format_version_is_named_as_such() {
     doc["format"] = "something-else".into();
     assert!(matches!(
         read(&doc),
-        ReadError::Record(RecordError::UnknownFormat { .. })
+        ReadError::Parse(Parse::Record(RecordError::UnknownFormat { .. }))
     ));
 }
 
@@ -158,7 +166,10 @@ fn an_enormous_file_is_refused_before_it_is_read() {
     let file = std::fs::File::create(&path).unwrap();
     file.set_len(MAX_RECORD_BYTES + 1).unwrap(); // sparse: costs no disk
     let e = read_record(&path).unwrap_err();
-    assert!(matches!(e, ReadError::TooLarge { .. }), "{e:?}");
+    assert!(
+        matches!(e, ReadError::Parse(Parse::TooLarge { .. })),
+        "{e:?}"
+    );
     assert!(message(&e).contains("at most 16777216 bytes"));
     std::fs::remove_file(&path).unwrap();
     let e = read_record(&dir.join("missing.json")).unwrap_err();

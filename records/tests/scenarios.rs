@@ -288,7 +288,8 @@ fn index_refuses_a_folder_it_cannot_index_faithfully() {
     // Not a record at all, located.
     std::fs::rename(out.path().join("renamed.json"), &path).unwrap();
     std::fs::write(out.path().join("notes.json"), "{\n  \"format\": 3,\n}").unwrap();
-    index_refused(out.path(), None, "notes.json: line 2, column");
+    // Not JSON (a trailing comma): the syntax error is named before the wrong type of `format`.
+    index_refused(out.path(), None, "notes.json: line 3, column 1");
 }
 
 #[test]
