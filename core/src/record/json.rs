@@ -124,10 +124,10 @@ pub fn without_bom(bytes: &[u8]) -> &[u8] {
 /// syntax error (checked only then, so well-formed files are parsed once).
 fn from_json<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, ReadError> {
     serde_json::from_slice(bytes).map_err(|e| {
-        if e.is_data() {
-            if let Err(syntax) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                return syntax.into();
-            }
+        if e.is_data()
+            && let Err(syntax) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+        {
+            return syntax.into();
         }
         e.into()
     })
