@@ -103,7 +103,7 @@ fn sigkill_while_holding_a_lane_and_a_reservation_is_recovered_as_unresolved() {
     let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
     let held = d.enqueue("general", "site", "nightly-1").unwrap();
     let waiting = d.enqueue("general", "site", "nightly-2").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lanes-pg-test-process"))
         .args(["hold", &url(), &schema, "docs", "general"])
         .stdout(Stdio::piped())
         .spawn()
