@@ -100,7 +100,7 @@ fn a_schema_of_an_older_version_is_upgraded_in_place_and_a_newer_one_refused() {
              INSERT INTO queues VALUES ('general');
              INSERT INTO reservations (id, queue, project, run, state)
                  VALUES (nextval('reservation_ids'), 'general', 'site', 'r1', 'queued');",
-            MIGRATIONS[0].2
+            MIGRATIONS[0].sql
         ))
         .unwrap();
     let lanes = PgLanes::connect(&url(), &schema).unwrap();
