@@ -84,12 +84,13 @@ const CLAIM: &str = "
     ON CONFLICT (project) DO UPDATE
         SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
             stop_requested = false, owner_pid = excluded.owner_pid,
-            owner_started = excluded.owner_started
+            owner_started = excluded.owner_started, orphaned_generation = NULL
         WHERE l.run IS NULL AND l.blocked_by IS NULL
     RETURNING l.generation, l.token";
 
 const RELEASE: &str = "
-    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL
+    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+        orphaned_generation = NULL
     WHERE project = $1 AND token = $2
     RETURNING stop_requested";
 

@@ -87,8 +87,8 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
 
 pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
     let rows = session.client().query(
-        "SELECT project, run, generation, owner_started FROM lanes
-         WHERE orphaned ORDER BY project",
+        "SELECT project, run, orphaned_generation, owner_started FROM lanes
+         WHERE orphaned_generation IS NOT NULL ORDER BY project",
         &[],
     )?;
     rows.into_iter()
@@ -108,8 +108,9 @@ pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt
         .client()
         .query_opt(
             "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
-                 owner_started = NULL, orphaned = false
-             FROM (SELECT project, run FROM lanes WHERE project = $1 AND orphaned FOR UPDATE) old
+                 owner_started = NULL, orphaned_generation = NULL
+             FROM (SELECT project, run FROM lanes
+                   WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
              WHERE l.project = old.project
              RETURNING old.run, l.stop_requested",
             &[&project],

@@ -36,6 +36,11 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "dispatch never waits for a lane",
         sql: include_str!("../migrations/0002_dispatch_never_waits_for_a_lane.sql"),
     },
+    Migration {
+        version: 3,
+        description: "an orphan flag belongs to the holder it was set for",
+        sql: include_str!("../migrations/0003_orphan_flag_belongs_to_its_holder.sql"),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.
