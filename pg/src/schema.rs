@@ -59,12 +59,68 @@ pub fn valid_schema_name(name: &str) -> bool {
 }
 
 /// Creates `schema` if needed and applies the missing migrations. Returns the schema's version.
+///
+/// A schema already at this crate's version is only read (no lock, no DDL), so a role that may
+/// use the schema but not create in it (see the README's *Privileges*) connects. Creating or
+/// upgrading takes a role that may create in the database and the schema, such as its owner; a
+/// role that may not gets `42501` with a message that says so.
 pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
     if !valid_schema_name(schema) {
         return Err(PgError::Config(format!(
             "schema names are [a-z_][a-z0-9_]{{0,62}}; found {schema:?}"
         )));
     }
+    let current = version(client, schema)?;
+    if current == Some(SCHEMA_VERSION) {
+        return Ok(SCHEMA_VERSION);
+    }
+    newer_refused(schema, current.unwrap_or(0))?;
+    apply(client, schema).map_err(|e| match e {
+        PgError::Database(code, message) if code == "42501" => PgError::Database(
+            code,
+            format!(
+                "{message} (schema {schema} is {}; creating or upgrading it takes a role \
+                 that may create in the database and the schema, such as its owner: connect \
+                 once as that role)",
+                match current {
+                    None => "missing".to_owned(),
+                    Some(v) => format!("at version {v}, this crate needs {SCHEMA_VERSION}"),
+                }
+            ),
+        ),
+        e => e,
+    })?;
+    Ok(SCHEMA_VERSION)
+}
+
+/// The schema's version, read without a lock; `None` if it has no version table yet.
+fn version(client: &mut Client, schema: &str) -> Result<Option<i32>, PgError> {
+    let table = format!("{schema}.lanes_schema_version");
+    let exists: bool = client
+        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])?
+        .try_get(0)?;
+    if !exists {
+        return Ok(None);
+    }
+    let row = client.query_one(
+        &format!("SELECT coalesce(max(version), 0) FROM {table}"),
+        &[],
+    )?;
+    Ok(Some(row.try_get(0)?))
+}
+
+fn newer_refused(schema: &str, current: i32) -> Result<(), PgError> {
+    if current > SCHEMA_VERSION {
+        return Err(PgError::Config(format!(
+            "schema {schema} is at version {current}, newer than this crate's {SCHEMA_VERSION}; \
+             upgrade project-lanes-pg"
+        )));
+    }
+    Ok(())
+}
+
+/// The migrations the schema lacks, in one transaction under the schema's advisory lock.
+fn apply(client: &mut Client, schema: &str) -> Result<(), PgError> {
     let mut tx = client.transaction()?;
     tx.execute(
         "SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg migrate ' || $1::text))",
@@ -84,13 +140,8 @@ pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
             "SELECT coalesce(max(version), 0) FROM lanes_schema_version",
             &[],
         )?
-        .get(0);
-    if current > SCHEMA_VERSION {
-        return Err(PgError::Config(format!(
-            "schema {schema} is at version {current}, newer than this crate's {SCHEMA_VERSION}; \
-             upgrade project-lanes-pg"
-        )));
-    }
+        .try_get(0)?;
+    newer_refused(schema, current)?;
     for m in MIGRATIONS.iter().filter(|m| m.version > current) {
         tx.batch_execute(m.sql)?;
         tx.execute(
@@ -99,7 +150,7 @@ pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
         )?;
     }
     tx.commit()?;
-    Ok(SCHEMA_VERSION)
+    Ok(())
 }
 
 #[cfg(test)]

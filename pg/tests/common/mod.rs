@@ -1,6 +1,8 @@
 //! What the PostgreSQL tests share: the database to use and fresh schemas in it.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod roles;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
