@@ -79,18 +79,19 @@ impl LeaseInfo for PgLease {
 }
 
 const CLAIM: &str = "
-    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started)
-    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4)
+    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
+    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
     ON CONFLICT (project) DO UPDATE
         SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
             stop_requested = false, owner_pid = excluded.owner_pid,
-            owner_started = excluded.owner_started, orphaned_generation = NULL
+            owner_started = excluded.owner_started, owner_key = excluded.owner_key,
+            orphaned_generation = NULL
         WHERE l.run IS NULL AND l.blocked_by IS NULL
     RETURNING l.generation, l.token";
 
 const RELEASE: &str = "
     UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-        orphaned_generation = NULL
+        owner_key = NULL, orphaned_generation = NULL
     WHERE project = $1 AND token = $2
     RETURNING stop_requested";
 
@@ -131,7 +132,7 @@ impl PgLanes {
         let row = self
             .session
             .client()
-            .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started])?
+            .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started, &s.key])?
             .ok_or(LaneError::ProjectBusy)?;
         let generation: i64 = row.get(0);
         Ok(PgLease {

@@ -91,7 +91,7 @@ impl PgDispatcher {
             )?;
             [
                 client.prepare(ENQUEUE)?,
-                client.prepare("SELECT * FROM lanes_dispatch($1, $2, $3)")?,
+                client.prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
                 client.prepare("SELECT * FROM lanes_finish($1, $2)")?,
                 client.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
                 client.prepare(CANCEL)?,
@@ -170,7 +170,7 @@ impl PgDispatcher {
         let s = &self.session;
         let row = s
             .client()
-            .query_opt(&self.dispatch, &[&queue, &s.pid, &s.started])?;
+            .query_opt(&self.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Dispatched {
             job: Job {

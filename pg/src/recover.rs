@@ -1,9 +1,12 @@
 //! Crash recovery without silent replay.
 //!
-//! Every lane remembers the database session that took it (backend pid and start time). When a
-//! process dies, its sessions end and the server drops them from `pg_stat_activity`. [`recover`]
-//! finds lanes held by sessions that no longer exist and marks them; it never frees a lane as
-//! if the work had finished, and never puts a reservation back in its queue:
+//! Every handle holds a session-level advisory lock on a random key for as long as its session
+//! lasts, and every lane remembers the key of the session that took it (and its backend pid and
+//! start time, for people). When a process dies, its sessions end and their locks go with them.
+//! [`recover`] finds lanes whose holder's key nobody holds any more — a question every role may
+//! ask, unlike `pg_stat_activity`, which hides other roles' sessions' details — and marks them;
+//! it never frees a lane as if the work had finished, and never puts a reservation back in its
+//! queue:
 //!
 //! - a lane held for a reservation (dispatched or persisting): the reservation becomes
 //!   `unresolved` with outcome `needs_review` and its project takes no claim or dispatch until a
@@ -62,8 +65,8 @@ pub struct Orphan {
 
 pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
     let rows = session.client().query(
-        "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover()",
-        &[],
+        "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover($1)",
+        &[&session.key],
     )?;
     let mut recovery = Recovery::default();
     for row in rows {
@@ -108,7 +111,7 @@ pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt
         .client()
         .query_opt(
             "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
-                 owner_started = NULL, orphaned_generation = NULL
+                 owner_started = NULL, owner_key = NULL, orphaned_generation = NULL
              FROM (SELECT project, run FROM lanes
                    WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
              WHERE l.project = old.project

@@ -41,6 +41,13 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "an orphan flag belongs to the holder it was set for",
         sql: include_str!("../migrations/0003_orphan_flag_belongs_to_its_holder.sql"),
     },
+    Migration {
+        version: 4,
+        description: "holders are alive while they hold their session lock",
+        sql: include_str!(
+            "../migrations/0004_holders_alive_while_they_hold_their_session_lock.sql"
+        ),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.

@@ -101,6 +101,9 @@ pub(crate) struct Session {
     /// This session's backend pid and start time, recorded on every lane it takes.
     pub(crate) pid: i32,
     pub(crate) started: SystemTime,
+    /// The key of the session-level advisory lock this session holds while it lasts, recorded
+    /// on every lane it takes: recovery takes a holder for dead once nobody holds its key.
+    pub(crate) key: i64,
     pub(crate) schema: String,
 }
 
@@ -110,15 +113,27 @@ impl Session {
         let mut client = Client::connect(url, NoTls)?;
         schema::migrate(&mut client, schema)?;
         client.execute("SELECT set_config('search_path', $1, false)", &[&schema])?;
-        let row = client.query_one(
-            "SELECT (SELECT id FROM lanes_identity), pid, backend_start
-             FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-            &[],
-        )?;
+        // A random key for this session's lock; another live session holding the same key (a
+        // chance of one in 2^64 per pair) only means trying another.
+        let row = loop {
+            let row = client.query_one(
+                "SELECT (SELECT id FROM lanes_identity), a.pid, a.backend_start, s.key,
+                        pg_try_advisory_lock(s.key)
+                 FROM pg_stat_activity a,
+                      (SELECT ('x' || translate(gen_random_uuid()::text, '-', ''))::bit(64)::bigint
+                       AS key OFFSET 0) s
+                 WHERE a.pid = pg_backend_pid()",
+                &[],
+            )?;
+            if row.try_get::<_, bool>(4)? {
+                break row;
+            }
+        };
         Ok(Session {
-            lanes_id: row.get(0),
-            pid: row.get(1),
-            started: row.get(2),
+            lanes_id: row.try_get(0)?,
+            pid: row.try_get(1)?,
+            started: row.try_get(2)?,
+            key: row.try_get(3)?,
             schema: schema.to_owned(),
             client: Mutex::new(client),
         })

@@ -10,16 +10,7 @@ use project_lanes_pg::schema::MIGRATIONS;
 use project_lanes_pg::{PgDispatcher, PgLanes};
 
 use common::fresh_schema;
-use common::roles::Role;
-
-/// The README's grants for an application role (*Privileges*).
-fn grants(schema: &str, role: &str) -> String {
-    format!(
-        "GRANT USAGE ON SCHEMA {schema} TO {role};
-         GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA {schema} TO {role};
-         GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};"
-    )
-}
+use common::roles::{Role, grants};
 
 #[test]
 fn an_application_role_uses_a_schema_its_owner_created() {

@@ -64,6 +64,20 @@ impl Drop for Role {
     }
 }
 
+/// The README's grants for an application role (*Privileges*).
+pub fn grants(schema: &str, role: &str) -> String {
+    format!(
+        "GRANT USAGE ON SCHEMA {schema} TO {role};
+         GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA {schema} TO {role};
+         GRANT USAGE ON ALL SEQUENCES IN SCHEMA {schema} TO {role};"
+    )
+}
+
+/// Runs `sql` as the test's own role.
+pub fn as_admin(sql: &str) {
+    admin().batch_execute(sql).expect("run SQL as the test's role");
+}
+
 /// `url()` with `user` as the role.
 pub fn url_as(user: &str) -> String {
     let base = url();
