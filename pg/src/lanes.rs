@@ -8,6 +8,7 @@ use project_lanes::backend::{Lanes, LeaseInfo};
 use project_lanes::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
 
 use crate::recover::{self, Recovery};
+use crate::rows;
 use crate::session::{PgError, Session};
 
 /// Project lanes kept in PostgreSQL: every `PgLanes` connected to the same schema of the same
@@ -134,11 +135,10 @@ impl PgLanes {
             .client()
             .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started, &s.key])?
             .ok_or(LaneError::ProjectBusy)?;
-        let generation: i64 = row.get(0);
         Ok(PgLease {
             lanes_id: Arc::from(s.lanes_id.as_str()),
-            token: row.get(1),
-            generation: generation as u64,
+            token: rows::column(&row, 1, "token")?,
+            generation: rows::generation(&row, 0)?,
             project: project_label,
             run: run_label,
         })
@@ -170,7 +170,7 @@ impl PgLanes {
             project: lease.project.clone(),
             run: lease.run.clone(),
             outcome,
-            stop_requested: row.get(0),
+            stop_requested: rows::column(&row, 0, "stop request")?,
             work_executed_here: false,
         })
     }
@@ -179,7 +179,7 @@ impl PgLanes {
     pub fn view(&self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
         let row = self.session.client().query_opt(&self.view, &[&project])?;
-        Ok(lane_view(project, row))
+        rows::lane_view(project, row)
     }
 
     /// Marks what died with its session; see [`Recovery`]. Safe to run at any time, from any
@@ -211,21 +211,6 @@ impl PgLanes {
         } else {
             Err(LaneError::LeaseNotCurrent)
         }
-    }
-}
-
-/// The view of a lane from its row (`run`, `stop_requested`), or of an idle one without a row.
-pub(crate) fn lane_view(project: &str, row: Option<postgres::Row>) -> LaneView {
-    match row.map(|r| (r.get::<_, Option<String>>(0), r.get::<_, bool>(1))) {
-        Some((Some(run), stop)) => {
-            let state = if stop {
-                LaneState::StopRequested
-            } else {
-                LaneState::Running
-            };
-            LaneView::held(project, &run, state)
-        }
-        _ => LaneView::idle(project),
     }
 }
 

@@ -61,6 +61,7 @@
 mod lanes;
 mod queues;
 pub mod recover;
+mod rows;
 pub mod schema;
 mod session;
 

@@ -5,12 +5,12 @@ use std::fmt;
 use postgres::Statement;
 use project_lanes::backend::Queues;
 use project_lanes::dispatch::{
-    DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
+    DispatchError, FinalState, Job, ReservationId, ReservationView, Settled,
 };
-use project_lanes::{Label, LaneError, LaneView, Outcome, Receipt, validate_label};
+use project_lanes::{Label, LaneView, Outcome, Receipt, validate_label};
 
-use crate::lanes::lane_view;
-use crate::recover::{self, Recovery, label};
+use crate::recover::{self, Recovery};
+use crate::rows::{self, label_at, number, refusal, reservation_id_at, reservation_view};
 use crate::session::{PgError, Session};
 
 /// The dispatcher on PostgreSQL: named queues of durable reservations sharing the lanes of one
@@ -156,7 +156,7 @@ impl PgDispatcher {
             .client()
             .query_opt(&self.enqueue, &[&queue, &project, &run])?
             .ok_or(DispatchError::UnknownQueue)?;
-        reservation_id(row.get(0))
+        reservation_id_at(&row, 0)
     }
 
     /// Hands out the oldest reservation in `queue` whose project is available, claiming its lane.
@@ -174,11 +174,11 @@ impl PgDispatcher {
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Dispatched {
             job: Job {
-                reservation: reservation_id(row.get(0))?,
-                project: label(row.get(1))?,
-                run: label(row.get(2))?,
+                reservation: reservation_id_at(&row, 0)?,
+                project: label_at(&row, 1, "project")?,
+                run: label_at(&row, 2, "run")?,
             },
-            generation: row.get::<_, i64>(3) as u64,
+            generation: rows::generation(&row, 3)?,
         }))
     }
 
@@ -188,11 +188,11 @@ impl PgDispatcher {
             .session
             .client()
             .query_one(&self.finish, &[&number(id), &outcome.as_str()])?;
-        refusal(row.get(0))?;
+        refusal(&row, 0)?;
         Ok(FinalState {
             reservation: id,
-            project: label(row.get(1))?,
-            run: label(row.get(2))?,
+            project: label_at(&row, 1, "project")?,
+            run: label_at(&row, 2, "run")?,
             outcome,
         })
     }
@@ -203,15 +203,15 @@ impl PgDispatcher {
             .session
             .client()
             .query_one(&self.persisted, &[&number(id), &saved])?;
-        refusal(row.get(0))?;
+        refusal(&row, 0)?;
         Ok(Settled {
             reservation: id,
-            state: state(row.get(1))?,
+            state: rows::state(&row, 1)?,
             receipt: Receipt {
-                project: label(row.get(2))?,
-                run: label(row.get(3))?,
-                outcome: outcome(row.get(4))?,
-                stop_requested: row.get(5),
+                project: label_at(&row, 2, "project")?,
+                run: label_at(&row, 3, "run")?,
+                outcome: rows::outcome(rows::column(&row, 4, "outcome")?)?,
+                stop_requested: rows::column(&row, 5, "stop request")?,
                 work_executed_here: false,
             },
         })
@@ -224,7 +224,7 @@ impl PgDispatcher {
             .client()
             .query_opt(&self.cancel, &[&number(id)])?;
         match row {
-            Some(row) => view(&row),
+            Some(row) => reservation_view(&row),
             None => {
                 self.reservation(id)?;
                 Err(DispatchError::NotQueued.into())
@@ -238,7 +238,7 @@ impl PgDispatcher {
             .session
             .client()
             .query_one(&self.resolve, &[&number(id)])?;
-        refusal(row.get(0))?;
+        refusal(&row, 0)?;
         self.reservation(id)
     }
 
@@ -249,7 +249,7 @@ impl PgDispatcher {
             .client()
             .query_opt(&self.reservation, &[&number(id)])?
             .ok_or(DispatchError::UnknownReservation)?;
-        view(&row)
+        reservation_view(&row)
     }
 
     /// Snapshots of every reservation of the schema, in id order.
@@ -258,7 +258,7 @@ impl PgDispatcher {
             "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id",
             &[],
         )?;
-        rows.iter().map(view).collect()
+        rows.iter().map(reservation_view).collect()
     }
 
     /// How many reservations wait in `queue` (queued, not cancelled), across every process.
@@ -268,14 +268,15 @@ impl PgDispatcher {
             "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'",
             &[&queue],
         )?;
-        Ok(row.get::<_, i64>(0) as usize)
+        let count: i64 = rows::column(&row, 0, "count")?;
+        Ok(usize::try_from(count).unwrap_or(0))
     }
 
     /// A view of `project`'s lane.
     pub fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
         let row = self.session.client().query_opt(&self.view, &[&project])?;
-        Ok(lane_view(project, row))
+        rows::lane_view(project, row)
     }
 
     fn queue_index(&self, queue: &str) -> Result<usize, DispatchError> {
@@ -293,51 +294,6 @@ impl fmt::Debug for PgDispatcher {
             .field("queues", &self.names)
             .finish_non_exhaustive()
     }
-}
-
-/// The id `R<n>` of the database's reservation `n`.
-pub(crate) fn reservation_id(n: i64) -> Result<ReservationId, PgError> {
-    u64::try_from(n)
-        .ok()
-        .and_then(|n| ReservationId::parse(&format!("R{n}")))
-        .ok_or_else(|| PgError::Config(format!("reservation id {n} is out of range")))
-}
-
-/// An id as the database stores it; ids beyond `i64` match nothing.
-fn number(id: ReservationId) -> i64 {
-    i64::try_from(id.number()).unwrap_or(-1)
-}
-
-fn refusal(code: &str) -> Result<(), PgError> {
-    match code {
-        "OK" => Ok(()),
-        code => Err(DispatchError::from_code(code)
-            .map(PgError::Refused)
-            .unwrap_or_else(|| PgError::Config(format!("unknown result code {code:?}")))),
-    }
-}
-
-fn state(text: &str) -> Result<ReservationState, PgError> {
-    ReservationState::ALL
-        .into_iter()
-        .find(|s| s.as_str() == text)
-        .ok_or_else(|| PgError::Config(format!("unknown reservation state {text:?}")))
-}
-
-fn outcome(text: &str) -> Result<Outcome, PgError> {
-    text.parse()
-        .map_err(|_: LaneError| PgError::Config(format!("unknown outcome {text:?}")))
-}
-
-fn view(row: &postgres::Row) -> Result<ReservationView, PgError> {
-    Ok(ReservationView {
-        id: reservation_id(row.get(0))?,
-        queue: label(row.get(1))?,
-        project: label(row.get(2))?,
-        run: label(row.get(3))?,
-        state: state(row.get(4))?,
-        outcome: row.get::<_, Option<&str>>(5).map(outcome).transpose()?,
-    })
 }
 
 impl Queues for PgDispatcher {

@@ -19,6 +19,7 @@ use std::time::SystemTime;
 use project_lanes::dispatch::ReservationId;
 use project_lanes::{Label, LaneError, Outcome, Receipt};
 
+use crate::rows::{self, column, label_at};
 use crate::session::{PgError, Session};
 
 /// What one call of `recover` marked.
@@ -71,12 +72,11 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
     let mut recovery = Recovery::default();
     for row in rows {
         let marked = Marked {
-            project: label(row.get(0))?,
-            run: label(row.get(1))?,
-            generation: row.get::<_, i64>(2) as u64,
-            reservation: row
-                .get::<_, Option<i64>>(3)
-                .map(crate::queues::reservation_id)
+            project: label_at(&row, 0, "project")?,
+            run: label_at(&row, 1, "run")?,
+            generation: rows::generation(&row, 2)?,
+            reservation: column::<Option<i64>>(&row, 3, "reservation id")?
+                .map(rows::reservation_id)
                 .transpose()?,
         };
         if marked.reservation.is_some() {
@@ -94,21 +94,26 @@ pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
          WHERE orphaned_generation IS NOT NULL ORDER BY project",
         &[],
     )?;
-    rows.into_iter()
-        .map(|row| {
-            Ok(Orphan {
-                project: label(row.get(0))?,
-                run: label(row.get(1))?,
-                generation: row.get::<_, i64>(2) as u64,
-                session_started: row.get(3),
-            })
-        })
-        .collect()
+    rows.iter().map(orphan).collect()
 }
 
+fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
+    let project = label_at(row, 0, "project")?;
+    let run = column::<Option<&str>>(row, 1, "run")?.ok_or_else(|| no_holder(&project))?;
+    Ok(Orphan {
+        run: rows::label(run)?,
+        generation: rows::generation(row, 2)?,
+        session_started: column(row, 3, "session start")?,
+        project,
+    })
+}
+
+/// Frees an orphaned lane. The receipt is read before the change commits: what cannot be read
+/// back changes nothing.
 pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt, PgError> {
-    let row = session
-        .client()
+    let mut client = session.client();
+    let mut tx = client.transaction()?;
+    let row = tx
         .query_opt(
             "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
                  owner_started = NULL, owner_key = NULL, orphaned_generation = NULL
@@ -119,20 +124,23 @@ pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt
             &[&project],
         )?
         .ok_or(LaneError::LeaseNotCurrent)?;
-    Ok(Receipt {
-        project: label(project)?,
-        run: label(row.get(0))?,
+    let project = rows::label(project)?;
+    let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
+    let receipt = Receipt {
+        run: rows::label(run)?,
         outcome: Outcome::NeedsReview,
-        stop_requested: row.get(1),
+        stop_requested: column(&row, 1, "stop request")?,
         work_executed_here: false,
-    })
+        project,
+    };
+    tx.commit()?;
+    Ok(receipt)
 }
 
-/// A label read back from the database (written only after the same check).
-pub(crate) fn label(text: &str) -> Result<Label, PgError> {
-    Label::new(text).map_err(|_| {
-        PgError::Config(format!(
-            "the database holds {text:?}, which breaks the label rule"
-        ))
-    })
+fn no_holder(project: &Label) -> PgError {
+    PgError::Config(format!(
+        "the database holds an orphaned lane of {:?} with no holder; a database constraint \
+         forbids that state: was it edited by hand?",
+        project.as_str()
+    ))
 }

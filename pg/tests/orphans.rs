@@ -156,3 +156,101 @@ fn an_upgrade_drops_flags_that_cannot_name_their_holder_and_recovery_flags_the_d
     );
     assert_eq!(lanes.orphans().unwrap().len(), 1);
 }
+
+/// `statement` run in `schema` as the test's role, with the orphan constraint dropped first: a
+/// database that someone edited by hand, or restored from before the constraint.
+fn corrupt(schema: &str, statement: &str) {
+    let mut sql = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    sql.batch_execute(&format!(
+        "SET search_path TO {schema};
+         ALTER TABLE lanes DROP CONSTRAINT IF EXISTS lanes_orphan_is_the_current_holder; {statement}"
+    ))
+    .unwrap();
+}
+
+#[test]
+fn a_flagged_lane_without_a_holder_is_reported_not_a_panic_and_changes_nothing() {
+    let (url, schema) = (url(), fresh_schema());
+    let lanes = PgLanes::connect(&url, &schema).unwrap();
+    let lease = lanes.claim("p", "job-1").unwrap();
+    lanes
+        .release(&lease, project_lanes::Outcome::Succeeded)
+        .unwrap();
+    lanes.claim("q", "job-1").map(drop).unwrap();
+    // The state version 2's bug left behind: a flag on a lane nobody holds.
+    corrupt(
+        &schema,
+        "UPDATE lanes SET orphaned_generation = generation WHERE project = 'p'",
+    );
+
+    // From several connections and processes at once: errors, never a panic.
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let lanes = PgLanes::connect(&url, &schema).unwrap();
+                let listed = lanes.orphans().unwrap_err();
+                assert_eq!(listed.code(), "CONFIG", "{listed}");
+                assert!(listed.to_string().contains("\"p\""), "{listed}");
+                let resolved = lanes.resolve_orphan("p").unwrap_err();
+                assert_eq!(resolved.code(), "CONFIG", "{resolved}");
+            });
+        }
+        for command in ["orphans", "resolve-orphan"] {
+            let (url, schema) = (&url, &schema);
+            s.spawn(move || {
+                let mut args = vec![command, url, schema];
+                if command == "resolve-orphan" {
+                    args.push("p");
+                }
+                let (code, _, err) = lanes_pg(&args);
+                assert_eq!(code, Some(1), "lanes-pg {command}: {err}");
+                assert!(err.starts_with("lanes-pg: CONFIG: "), "{err}");
+            });
+        }
+    });
+    // resolve_orphan refused before committing anything: the flag is still there.
+    let mut sql = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let flagged: i64 = sql
+        .query_one(
+            &format!("SELECT count(*) FROM {schema}.lanes WHERE orphaned_generation IS NOT NULL"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(flagged, 1);
+    // What the database holds is not a label: also an error, for every reader.
+    corrupt(
+        &schema,
+        "UPDATE lanes SET run = 'not a label', orphaned_generation = generation \
+         WHERE project = 'q'",
+    );
+    assert_eq!(lanes.view("q").unwrap_err().code(), "CONFIG");
+}
+
+#[test]
+fn lanes_pg_reports_a_closed_output_instead_of_panicking() {
+    let (url, schema) = (url(), fresh_schema());
+    {
+        let holder = PgLanes::connect(&url, &schema).unwrap();
+        holder.claim("p", "job-1").map(drop).unwrap();
+    }
+    let lanes = PgLanes::connect(&url, &schema).unwrap();
+    assert_eq!(
+        recover_until_marked(|| lanes.recover().unwrap())
+            .orphans
+            .len(),
+        1
+    );
+    // Its output is a pipe nobody reads any more.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+        .args(["orphans", &url, &schema])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("lanes-pg: "), "{err}");
+}

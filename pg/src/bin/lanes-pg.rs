@@ -6,29 +6,40 @@
 //! lanes-pg resolve URL SCHEMA R<n>          clear an unresolved reservation
 //! lanes-pg resolve-orphan URL SCHEMA PROJ   free an orphaned lane (receipt: needs_review)
 //! ```
+//!
+//! Exit status 0 on success, 1 with one line on stderr otherwise (never a panic: output that
+//! cannot be written, to a closed pipe for instance, is an error like any other).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use project_lanes::dispatch::ReservationId;
 use project_lanes_pg::{PgDispatcher, PgError, PgLanes};
 
+const USAGE: &str = "usage: lanes-pg recover|orphans URL SCHEMA | resolve URL SCHEMA R<n> | \
+                     resolve-orphan URL SCHEMA PROJECT";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut out = std::io::stdout().lock();
     let result = match args.as_slice() {
-        ["recover", url, schema] => recover(url, schema),
-        ["orphans", url, schema] => orphans(url, schema),
-        ["resolve", url, schema, id] => resolve(url, schema, id),
-        ["resolve-orphan", url, schema, project] => resolve_orphan(url, schema, project),
-        _ => Err(format!(
-            "usage: lanes-pg recover|orphans URL SCHEMA | resolve URL SCHEMA R<n> | \
-             resolve-orphan URL SCHEMA PROJECT (got {args:?})"
+        ["recover", url, schema] => recover(&mut out, url, schema),
+        ["orphans", url, schema] => orphans(&mut out, url, schema),
+        ["resolve", url, schema, id] => resolve(&mut out, url, schema, id),
+        ["resolve-orphan", url, schema, project] => resolve_orphan(&mut out, url, schema, project),
+        // The arguments are not echoed: a URL can hold a password.
+        [command, ..] => Err(format!(
+            "unknown command {command:?} or wrong number of arguments ({}); {USAGE}",
+            args.len()
         )),
+        [] => Err(USAGE.to_owned()),
     };
-    match result {
+    match result.and_then(|()| out.flush().map_err(write_error)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("lanes-pg: {e}");
+            // Nothing more can be done if stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
             ExitCode::FAILURE
         }
     }
@@ -38,59 +49,86 @@ fn err(e: PgError) -> String {
     e.to_string()
 }
 
-fn recover(url: &str, schema: &str) -> Result<(), String> {
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+/// One line of output.
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).map_err(write_error)
+    };
+}
+
+fn recover(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> {
     let lanes = PgLanes::connect(url, schema).map_err(err)?;
     let recovery = lanes.recover().map_err(err)?;
     for m in &recovery.reservations {
         let id = m.reservation.map(|r| r.to_string()).unwrap_or_default();
-        println!(
+        say!(
+            out,
             "unresolved {id} project={} run={} generation={}",
-            m.project, m.run, m.generation
-        );
+            m.project,
+            m.run,
+            m.generation
+        )?;
     }
     for m in &recovery.orphans {
-        println!(
+        say!(
+            out,
             "orphaned project={} run={} generation={}",
-            m.project, m.run, m.generation
-        );
+            m.project,
+            m.run,
+            m.generation
+        )?;
     }
     if recovery.is_empty() {
-        println!("nothing to recover");
+        say!(out, "nothing to recover")?;
     }
     Ok(())
 }
 
-fn orphans(url: &str, schema: &str) -> Result<(), String> {
+fn orphans(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> {
     let lanes = PgLanes::connect(url, schema).map_err(err)?;
     for o in lanes.orphans().map_err(err)? {
-        println!(
+        say!(
+            out,
             "orphaned project={} run={} generation={}",
-            o.project, o.run, o.generation
-        );
+            o.project,
+            o.run,
+            o.generation
+        )?;
     }
     Ok(())
 }
 
-fn resolve(url: &str, schema: &str, id: &str) -> Result<(), String> {
+fn resolve(out: &mut impl Write, url: &str, schema: &str, id: &str) -> Result<(), String> {
     let id = ReservationId::parse(id).ok_or(format!("{id:?} is not a reservation id (R<n>)"))?;
     // No queues are needed to resolve; the handle declares one that already exists or is new.
     let mut d = PgDispatcher::connect(url, schema, &["general"]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
-    println!(
+    say!(
+        out,
         "{} {} project={}",
         view.id,
         view.state.as_str(),
         view.project
-    );
-    Ok(())
+    )
 }
 
-fn resolve_orphan(url: &str, schema: &str, project: &str) -> Result<(), String> {
+fn resolve_orphan(
+    out: &mut impl Write,
+    url: &str,
+    schema: &str,
+    project: &str,
+) -> Result<(), String> {
     let lanes = PgLanes::connect(url, schema).map_err(err)?;
     let receipt = lanes.resolve_orphan(project).map_err(err)?;
-    println!(
+    say!(
+        out,
         "released project={} run={} outcome={}",
-        receipt.project, receipt.run, receipt.outcome
-    );
-    Ok(())
+        receipt.project,
+        receipt.run,
+        receipt.outcome
+    )
 }

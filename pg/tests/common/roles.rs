@@ -75,7 +75,9 @@ pub fn grants(schema: &str, role: &str) -> String {
 
 /// Runs `sql` as the test's own role.
 pub fn as_admin(sql: &str) {
-    admin().batch_execute(sql).expect("run SQL as the test's role");
+    admin()
+        .batch_execute(sql)
+        .expect("run SQL as the test's role");
 }
 
 /// `url()` with `user` as the role.
