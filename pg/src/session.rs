@@ -15,7 +15,9 @@ use crate::schema;
 ///
 /// A refusal carries the core's stable code ([`Refusal::refusal`]); a database failure (a lost
 /// connection, a server error) carries none. `Display` and `Debug` show the SQLSTATE and the
-/// server's primary message only, never details or parameters, so tokens never reach a log.
+/// server's primary message only, never details or parameters, so tokens never reach a log; a
+/// failure on the client's side (`08000`) shows its chain of causes, as in
+/// `08000: error connecting to server: Connection refused (os error 111)`.
 pub enum PgError {
     /// The contract refused the operation, with the same code as the in-memory core.
     Refused(DispatchError),
@@ -44,10 +46,23 @@ impl From<postgres::Error> for PgError {
             None if e.is_closed() => {
                 PgError::Database("08006".into(), "the connection is closed".into())
             }
-            // Client-side errors (I/O, protocol, type conversion) name types, never values.
-            None => PgError::Database("08000".into(), e.to_string()),
+            // Client-side errors (I/O, protocol, type conversion, the connection string) name
+            // types, options and system errors, never values: the whole chain of causes is kept.
+            None => PgError::Database("08000".into(), with_causes(&e)),
         }
     }
+}
+
+/// `error: cause: cause of the cause…`, as far as the chain goes.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
 }
 
 impl From<LaneError> for PgError {
