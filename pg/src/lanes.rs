@@ -9,7 +9,8 @@ use project_lanes::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, val
 
 use crate::recover::{self, Recovery};
 use crate::rows;
-use crate::session::{PgError, Session};
+use crate::session::Session;
+use crate::{PgConfig, PgError};
 
 /// Project lanes kept in PostgreSQL: every `PgLanes` connected to the same schema of the same
 /// database shares the same lanes, in this process or any other, on this host or any other.
@@ -106,22 +107,18 @@ impl PgLanes {
     /// `host=/run/postgresql user=app dbname=app` or `postgresql://app@db.example/app`) and uses
     /// the lanes in `schema`, creating or upgrading the schema if needed.
     pub fn connect(url: &str, schema: &str) -> Result<PgLanes, PgError> {
-        let session = Arc::new(Session::connect(url, schema)?);
-        let (claim, release, stop, view) = {
-            let mut client = session.client();
-            (
-                client.prepare(CLAIM)?,
-                client.prepare(RELEASE)?,
-                client.prepare(STOP)?,
-                client.prepare(VIEW)?,
-            )
-        };
+        PgLanes::connect_with(&PgConfig::new(url, schema))
+    }
+
+    /// [`connect`](Self::connect) with the settings of `config` (a time limit).
+    pub fn connect_with(config: &PgConfig) -> Result<PgLanes, PgError> {
+        let session = Arc::new(Session::connect(config)?);
         Ok(PgLanes {
+            claim: session.prepare(CLAIM)?,
+            release: session.prepare(RELEASE)?,
+            stop: session.prepare(STOP)?,
+            view: session.prepare(VIEW)?,
             session,
-            claim,
-            release,
-            stop,
-            view,
         })
     }
 
@@ -132,7 +129,6 @@ impl PgLanes {
         let s = &self.session;
         let row = self
             .session
-            .client()
             .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started, &s.key])?
             .ok_or(LaneError::ProjectBusy)?;
         Ok(PgLease {
@@ -148,7 +144,6 @@ impl PgLanes {
     pub fn request_stop(&self, lease: &PgLease) -> Result<LaneView, PgError> {
         self.check_lanes(lease)?;
         self.session
-            .client()
             .query_opt(&self.stop, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(LaneView::held(
@@ -163,7 +158,6 @@ impl PgLanes {
         self.check_lanes(lease)?;
         let row = self
             .session
-            .client()
             .query_opt(&self.release, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(Receipt {
@@ -178,7 +172,7 @@ impl PgLanes {
     /// A snapshot of `project`'s lane.
     pub fn view(&self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.client().query_opt(&self.view, &[&project])?;
+        let row = self.session.query_opt(&self.view, &[&project])?;
         rows::lane_view(project, row)
     }
 

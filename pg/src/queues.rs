@@ -11,7 +11,8 @@ use project_lanes::{Label, LaneView, Outcome, Receipt, validate_label};
 
 use crate::recover::{self, Recovery};
 use crate::rows::{self, label_at, number, refusal, reservation_id_at, reservation_view};
-use crate::session::{PgError, Session};
+use crate::session::Session;
+use crate::{PgConfig, PgError};
 
 /// The dispatcher on PostgreSQL: named queues of durable reservations sharing the lanes of one
 /// schema, with the rules of [`project_lanes::dispatch::Dispatcher`], now between processes:
@@ -70,6 +71,11 @@ impl PgDispatcher {
     /// declares `queues` (the same rules as [`Dispatcher::new`](project_lanes::dispatch::Dispatcher::new)),
     /// and runs [`recover`](Self::recover); its report is in [`recovered`](Self::recovered).
     pub fn connect(url: &str, schema: &str, queues: &[&str]) -> Result<PgDispatcher, PgError> {
+        PgDispatcher::connect_with(&PgConfig::new(url, schema), queues)
+    }
+
+    /// [`connect`](Self::connect) with the settings of `config` (a time limit).
+    pub fn connect_with(config: &PgConfig, queues: &[&str]) -> Result<PgDispatcher, PgError> {
         let mut names: Vec<Label> = Vec::with_capacity(queues.len());
         for name in queues {
             let label = Label::new(name)?;
@@ -81,48 +87,25 @@ impl PgDispatcher {
         if names.is_empty() {
             return Err(DispatchError::UnknownQueue.into());
         }
-        let session = Session::connect(url, schema)?;
-        let statements = {
-            let mut client = session.client();
-            let list: Vec<&str> = names.iter().map(Label::as_str).collect();
-            client.execute(
-                "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
-                &[&list],
-            )?;
-            [
-                client.prepare(ENQUEUE)?,
-                client.prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
-                client.prepare("SELECT * FROM lanes_finish($1, $2)")?,
-                client.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
-                client.prepare(CANCEL)?,
-                client.prepare("SELECT lanes_resolve($1)")?,
-                client.prepare(RESERVATION)?,
-                client.prepare("SELECT run, stop_requested FROM lanes WHERE project = $1")?,
-            ]
-        };
-        let [
-            enqueue,
-            dispatch,
-            finish,
-            persisted,
-            cancel,
-            resolve,
-            reservation,
-            view,
-        ] = statements;
+        let session = Session::connect(config)?;
+        let list: Vec<&str> = names.iter().map(Label::as_str).collect();
+        session.query(
+            "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
+            &[&list],
+        )?;
         let recovered = recover::recover(&session)?;
         Ok(PgDispatcher {
+            enqueue: session.prepare(ENQUEUE)?,
+            dispatch: session.prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
+            finish: session.prepare("SELECT * FROM lanes_finish($1, $2)")?,
+            persisted: session.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
+            cancel: session.prepare(CANCEL)?,
+            resolve: session.prepare("SELECT lanes_resolve($1)")?,
+            reservation: session.prepare(RESERVATION)?,
+            view: session.prepare("SELECT run, stop_requested FROM lanes WHERE project = $1")?,
             session,
             names,
             recovered,
-            enqueue,
-            dispatch,
-            finish,
-            persisted,
-            cancel,
-            resolve,
-            reservation,
-            view,
         })
     }
 
@@ -153,7 +136,6 @@ impl PgDispatcher {
         validate_label(run)?;
         let row = self
             .session
-            .client()
             .query_opt(&self.enqueue, &[&queue, &project, &run])?
             .ok_or(DispatchError::UnknownQueue)?;
         reservation_id_at(&row, 0)
@@ -168,9 +150,7 @@ impl PgDispatcher {
     pub fn dispatch_with_generation(&mut self, queue: &str) -> Result<Option<Dispatched>, PgError> {
         self.queue_index(queue)?;
         let s = &self.session;
-        let row = s
-            .client()
-            .query_opt(&self.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
+        let row = s.query_opt(&self.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Dispatched {
             job: Job {
@@ -186,7 +166,6 @@ impl PgDispatcher {
     pub fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
         let row = self
             .session
-            .client()
             .query_one(&self.finish, &[&number(id), &outcome.as_str()])?;
         refusal(&row, 0)?;
         Ok(FinalState {
@@ -201,7 +180,6 @@ impl PgDispatcher {
     pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
         let row = self
             .session
-            .client()
             .query_one(&self.persisted, &[&number(id), &saved])?;
         refusal(&row, 0)?;
         Ok(Settled {
@@ -219,10 +197,7 @@ impl PgDispatcher {
 
     /// Cancels a queued reservation; `NOT_QUEUED` if a dispatch (or another cancel) came first.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self
-            .session
-            .client()
-            .query_opt(&self.cancel, &[&number(id)])?;
+        let row = self.session.query_opt(&self.cancel, &[&number(id)])?;
         match row {
             Some(row) => reservation_view(&row),
             None => {
@@ -234,10 +209,7 @@ impl PgDispatcher {
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.
     pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self
-            .session
-            .client()
-            .query_one(&self.resolve, &[&number(id)])?;
+        let row = self.session.query_one(&self.resolve, &[&number(id)])?;
         refusal(&row, 0)?;
         self.reservation(id)
     }
@@ -246,7 +218,6 @@ impl PgDispatcher {
     pub fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
         let row = self
             .session
-            .client()
             .query_opt(&self.reservation, &[&number(id)])?
             .ok_or(DispatchError::UnknownReservation)?;
         reservation_view(&row)
@@ -254,7 +225,7 @@ impl PgDispatcher {
 
     /// Snapshots of every reservation of the schema, in id order.
     pub fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
-        let rows = self.session.client().query(
+        let rows = self.session.query(
             "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id",
             &[],
         )?;
@@ -264,7 +235,7 @@ impl PgDispatcher {
     /// How many reservations wait in `queue` (queued, not cancelled), across every process.
     pub fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
         self.queue_index(queue)?;
-        let row = self.session.client().query_one(
+        let row = self.session.query_one(
             "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'",
             &[&queue],
         )?;
@@ -275,7 +246,7 @@ impl PgDispatcher {
     /// A view of `project`'s lane.
     pub fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.client().query_opt(&self.view, &[&project])?;
+        let row = self.session.query_opt(&self.view, &[&project])?;
         rows::lane_view(project, row)
     }
 

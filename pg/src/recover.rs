@@ -19,8 +19,9 @@ use std::time::SystemTime;
 use project_lanes::dispatch::ReservationId;
 use project_lanes::{Label, LaneError, Outcome, Receipt};
 
+use crate::PgError;
 use crate::rows::{self, column, label_at};
-use crate::session::{PgError, Session};
+use crate::session::Session;
 
 /// What one call of `recover` marked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub struct Orphan {
 }
 
 pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
-    let rows = session.client().query(
+    let rows = session.query(
         "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover($1)",
         &[&session.key],
     )?;
@@ -89,7 +90,7 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
 }
 
 pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
-    let rows = session.client().query(
+    let rows = session.query(
         "SELECT project, run, orphaned_generation, owner_started FROM lanes
          WHERE orphaned_generation IS NOT NULL ORDER BY project",
         &[],
@@ -111,30 +112,32 @@ fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
 /// Frees an orphaned lane. The receipt is read before the change commits: what cannot be read
 /// back changes nothing.
 pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt, PgError> {
-    let mut client = session.client();
-    let mut tx = client.transaction()?;
-    let row = tx
-        .query_opt(
-            "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
-                 owner_started = NULL, owner_key = NULL, orphaned_generation = NULL
-             FROM (SELECT project, run FROM lanes
-                   WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
-             WHERE l.project = old.project
-             RETURNING old.run, l.stop_requested",
-            &[&project],
-        )?
-        .ok_or(LaneError::LeaseNotCurrent)?;
-    let project = rows::label(project)?;
-    let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
-    let receipt = Receipt {
-        run: rows::label(run)?,
-        outcome: Outcome::NeedsReview,
-        stop_requested: column(&row, 1, "stop request")?,
-        work_executed_here: false,
-        project,
-    };
-    tx.commit()?;
-    Ok(receipt)
+    session.conn().run(async |c| {
+        let tx = c.transaction().await?;
+        let row = tx
+            .query_opt(
+                "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
+                     owner_started = NULL, owner_key = NULL, orphaned_generation = NULL
+                 FROM (SELECT project, run FROM lanes
+                       WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
+                 WHERE l.project = old.project
+                 RETURNING old.run, l.stop_requested",
+                &[&project],
+            )
+            .await?
+            .ok_or(LaneError::LeaseNotCurrent)?;
+        let project = rows::label(project)?;
+        let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
+        let receipt = Receipt {
+            run: rows::label(run)?,
+            outcome: Outcome::NeedsReview,
+            stop_requested: column(&row, 1, "stop request")?,
+            work_executed_here: false,
+            project,
+        };
+        tx.commit().await?;
+        Ok(receipt)
+    })
 }
 
 fn no_holder(project: &Label) -> PgError {

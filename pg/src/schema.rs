@@ -9,7 +9,8 @@
 //! The migrations are the files `pg/migrations/NNNN_name.sql`, compiled in, applied in order; the
 //! schema version is their number.
 
-use postgres::Client;
+use postgres::types::ToSql;
+use postgres::{Client, Row};
 
 use crate::PgError;
 
@@ -72,11 +73,43 @@ pub fn valid_schema_name(name: &str) -> bool {
 /// upgrading takes a role that may create in the database and the schema, such as its owner; a
 /// role that may not gets `42501` with a message that says so.
 pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
-    if !valid_schema_name(schema) {
-        return Err(PgError::Config(format!(
+    check_name(schema)?;
+    migrate_with(client, schema)
+}
+
+/// `CONFIG` unless `schema` is a [valid schema name](valid_schema_name).
+pub(crate) fn check_name(schema: &str) -> Result<(), PgError> {
+    if valid_schema_name(schema) {
+        Ok(())
+    } else {
+        Err(PgError::Config(format!(
             "schema names are [a-z_][a-z0-9_]{{0,62}}; found {schema:?}"
-        )));
+        )))
     }
+}
+
+/// What migrating needs from a connection: the `postgres` client's calls, so that [`migrate`]
+/// serves a caller's own client and the handles' connections alike.
+pub(crate) trait Sql {
+    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError>;
+    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError>;
+    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError>;
+}
+
+impl Sql for Client {
+    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError> {
+        Ok(Client::query_one(self, sql, params)?)
+    }
+    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
+        Ok(Client::execute(self, sql, params)?)
+    }
+    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
+        Ok(Client::batch_execute(self, sql)?)
+    }
+}
+
+/// [`migrate`], on a schema name already checked.
+pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, PgError> {
     let current = version(client, schema)?;
     if current == Some(SCHEMA_VERSION) {
         return Ok(SCHEMA_VERSION);
@@ -101,7 +134,7 @@ pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
 }
 
 /// The schema's version, read without a lock; `None` if it has no version table yet.
-fn version(client: &mut Client, schema: &str) -> Result<Option<i32>, PgError> {
+fn version(client: &mut impl Sql, schema: &str) -> Result<Option<i32>, PgError> {
     let table = format!("{schema}.lanes_schema_version");
     let exists: bool = client
         .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])?
@@ -127,13 +160,24 @@ fn newer_refused(schema: &str, current: i32) -> Result<(), PgError> {
 }
 
 /// The migrations the schema lacks, in one transaction under the schema's advisory lock.
-fn apply(client: &mut Client, schema: &str) -> Result<(), PgError> {
-    let mut tx = client.transaction()?;
-    tx.execute(
+fn apply(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client.batch_execute("BEGIN")?;
+    match apply_in_transaction(client, schema) {
+        Ok(()) => client.batch_execute("COMMIT"),
+        Err(e) => {
+            // The error is what matters; a connection too broken to roll back is closed anyway.
+            let _ = client.batch_execute("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client.execute(
         "SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg migrate ' || $1::text))",
         &[&schema],
     )?;
-    tx.batch_execute(&format!(
+    client.batch_execute(&format!(
         "CREATE SCHEMA IF NOT EXISTS {schema};
          SET LOCAL search_path TO {schema};
          CREATE TABLE IF NOT EXISTS lanes_schema_version (
@@ -142,7 +186,7 @@ fn apply(client: &mut Client, schema: &str) -> Result<(), PgError> {
              applied_at timestamptz NOT NULL DEFAULT now()
          );"
     ))?;
-    let current: i32 = tx
+    let current: i32 = client
         .query_one(
             "SELECT coalesce(max(version), 0) FROM lanes_schema_version",
             &[],
@@ -150,13 +194,12 @@ fn apply(client: &mut Client, schema: &str) -> Result<(), PgError> {
         .try_get(0)?;
     newer_refused(schema, current)?;
     for m in MIGRATIONS.iter().filter(|m| m.version > current) {
-        tx.batch_execute(m.sql)?;
-        tx.execute(
+        client.batch_execute(m.sql)?;
+        client.execute(
             "INSERT INTO lanes_schema_version (version, description) VALUES ($1, $2)",
             &[&m.version, &m.description],
         )?;
     }
-    tx.commit()?;
     Ok(())
 }
 

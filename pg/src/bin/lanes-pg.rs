@@ -1,6 +1,7 @@
 //! `lanes-pg`: operator commands for lanes and queues on PostgreSQL.
 //!
 //! ```text
+//! lanes-pg [--timeout SECONDS] COMMAND …    each command gives up after SECONDS (default 10)
 //! lanes-pg recover URL SCHEMA               mark what died with its session (prints it)
 //! lanes-pg orphans URL SCHEMA               list orphaned lanes awaiting a person
 //! lanes-pg resolve URL SCHEMA R<n>          clear an unresolved reservation
@@ -12,28 +13,28 @@
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use project_lanes::dispatch::ReservationId;
-use project_lanes_pg::{PgDispatcher, PgError, PgLanes};
+use project_lanes_pg::{PgConfig, PgDispatcher, PgError, PgLanes};
 
-const USAGE: &str = "usage: lanes-pg recover|orphans URL SCHEMA | resolve URL SCHEMA R<n> | \
-                     resolve-orphan URL SCHEMA PROJECT";
+const USAGE: &str = "usage: lanes-pg [--timeout SECONDS] recover|orphans URL SCHEMA | \
+                     resolve URL SCHEMA R<n> | resolve-orphan URL SCHEMA PROJECT";
+
+/// How long a command waits for the server unless told otherwise: an operator at a terminal
+/// would rather hear that the database does not answer than wait without end.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut out = std::io::stdout().lock();
     let result = match args.as_slice() {
-        ["recover", url, schema] => recover(&mut out, url, schema),
-        ["orphans", url, schema] => orphans(&mut out, url, schema),
-        ["resolve", url, schema, id] => resolve(&mut out, url, schema, id),
-        ["resolve-orphan", url, schema, project] => resolve_orphan(&mut out, url, schema, project),
-        // The arguments are not echoed: a URL can hold a password.
-        [command, ..] => Err(format!(
-            "unknown command {command:?} or wrong number of arguments ({}); {USAGE}",
-            args.len()
-        )),
-        [] => Err(USAGE.to_owned()),
+        ["--timeout", seconds, rest @ ..] => match timeout(seconds) {
+            Ok(limit) => command(&mut out, rest, limit),
+            Err(e) => Err(e),
+        },
+        rest => command(&mut out, rest, DEFAULT_TIMEOUT),
     };
     match result.and_then(|()| out.flush().map_err(write_error)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,6 +44,36 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn command(out: &mut impl Write, args: &[&str], limit: Duration) -> Result<(), String> {
+    let config = |url: &str, schema: &str| PgConfig::new(url, schema).timeout(limit);
+    match args {
+        ["recover", url, schema] => recover(out, &config(url, schema)),
+        ["orphans", url, schema] => orphans(out, &config(url, schema)),
+        ["resolve", url, schema, id] => resolve(out, &config(url, schema), id),
+        ["resolve-orphan", url, schema, project] => {
+            resolve_orphan(out, &config(url, schema), project)
+        }
+        // The arguments are not echoed: a URL can hold a password.
+        [command, ..] => Err(format!(
+            "unknown command {command:?} or wrong number of arguments ({}); {USAGE}",
+            args.len()
+        )),
+        [] => Err(USAGE.to_owned()),
+    }
+}
+
+/// `--timeout SECONDS`: a positive number of seconds, at least a millisecond.
+fn timeout(seconds: &str) -> Result<Duration, String> {
+    seconds
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| *d >= Duration::from_millis(1))
+        .ok_or_else(|| {
+            format!("--timeout needs a number of seconds, at least 0.001; not {seconds:?}")
+        })
 }
 
 fn err(e: PgError) -> String {
@@ -60,8 +91,8 @@ macro_rules! say {
     };
 }
 
-fn recover(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn recover(out: &mut impl Write, config: &PgConfig) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     let recovery = lanes.recover().map_err(err)?;
     for m in &recovery.reservations {
         let id = m.reservation.map(|r| r.to_string()).unwrap_or_default();
@@ -88,8 +119,8 @@ fn recover(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> 
     Ok(())
 }
 
-fn orphans(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn orphans(out: &mut impl Write, config: &PgConfig) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     for o in lanes.orphans().map_err(err)? {
         say!(
             out,
@@ -102,10 +133,10 @@ fn orphans(out: &mut impl Write, url: &str, schema: &str) -> Result<(), String> 
     Ok(())
 }
 
-fn resolve(out: &mut impl Write, url: &str, schema: &str, id: &str) -> Result<(), String> {
+fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Result<(), String> {
     let id = ReservationId::parse(id).ok_or(format!("{id:?} is not a reservation id (R<n>)"))?;
     // No queues are needed to resolve; the handle declares one that already exists or is new.
-    let mut d = PgDispatcher::connect(url, schema, &["general"]).map_err(err)?;
+    let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
     say!(
         out,
@@ -116,13 +147,8 @@ fn resolve(out: &mut impl Write, url: &str, schema: &str, id: &str) -> Result<()
     )
 }
 
-fn resolve_orphan(
-    out: &mut impl Write,
-    url: &str,
-    schema: &str,
-    project: &str,
-) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn resolve_orphan(out: &mut impl Write, config: &PgConfig, project: &str) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     let receipt = lanes.resolve_orphan(project).map_err(err)?;
     say!(
         out,

@@ -20,6 +20,17 @@ pub fn url() -> String {
     })
 }
 
+/// `url()` with one more connection parameter (a later one wins over an earlier one).
+pub fn url_with(key: &str, value: &str) -> String {
+    let base = url();
+    if base.starts_with("postgres://") || base.starts_with("postgresql://") {
+        let separator = if base.contains('?') { '&' } else { '?' };
+        format!("{base}{separator}{key}={value}")
+    } else {
+        format!("{base} {key}={value}")
+    }
+}
+
 /// A schema name no other test (in this process or another) uses.
 pub fn fresh_schema() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);

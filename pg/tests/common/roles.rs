@@ -82,13 +82,7 @@ pub fn as_admin(sql: &str) {
 
 /// `url()` with `user` as the role.
 pub fn url_as(user: &str) -> String {
-    let base = url();
-    if base.starts_with("postgres://") || base.starts_with("postgresql://") {
-        let separator = if base.contains('?') { '&' } else { '?' };
-        format!("{base}{separator}user={user}")
-    } else {
-        format!("{base} user={user}")
-    }
+    super::url_with("user", user)
 }
 
 fn admin() -> postgres::Client {
