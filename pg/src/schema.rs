@@ -55,15 +55,65 @@ pub const MIGRATIONS: &[Migration] = &[
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
 /// Schema names: lower-case ASCII letters, digits and `_`, starting with a letter or `_`, at most
-/// 63 bytes (PostgreSQL's identifier limit), so they need no quoting.
+/// 63 bytes (PostgreSQL's identifier limit), so they need no quoting; and a name PostgreSQL
+/// accepts for a schema of one's own: not starting with `pg_`, not `information_schema`, not one
+/// of its [reserved words](RESERVED_WORDS).
+///
+/// ```
+/// use project_lanes_pg::schema::valid_schema_name;
+/// assert!(valid_schema_name("lanes") && valid_schema_name("between"));
+/// assert!(!valid_schema_name("Lanes") && !valid_schema_name("pg_lanes"));
+/// assert!(!valid_schema_name("select") && !valid_schema_name("user"));
+/// ```
 pub fn valid_schema_name(name: &str) -> bool {
+    schema_name_problem(name).is_none()
+}
+
+/// The words PostgreSQL reserves in a position where a schema name goes: its reserved keywords
+/// and those that may name only types and functions (`pg_get_keywords()`, categories `R` and
+/// `T`, PostgreSQL 13 to 17). A test checks the list against the running server.
+#[rustfmt::skip]
+pub const RESERVED_WORDS: &[&str] = &[
+    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization",
+    "binary", "both", "case", "cast", "check", "collate", "collation", "column", "concurrently",
+    "constraint", "create", "cross", "current_catalog", "current_date", "current_role",
+    "current_schema", "current_time", "current_timestamp", "current_user", "default", "deferrable",
+    "desc", "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign",
+    "freeze", "from", "full", "grant", "group", "having", "ilike", "in", "initially", "inner",
+    "intersect", "into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit",
+    "localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on", "only",
+    "or", "order", "outer", "overlaps", "placing", "primary", "references", "returning", "right",
+    "select", "session_user", "similar", "some", "symmetric", "system_user", "table",
+    "tablesample", "then", "to", "trailing", "true", "union", "unique", "user", "using",
+    "variadic", "verbose", "when", "where", "window", "with",
+];
+
+/// Why PostgreSQL would not take `name` as this crate's schema, if it would not.
+fn schema_name_problem(name: &str) -> Option<String> {
     let bytes = name.as_bytes();
-    !bytes.is_empty()
+    let spelled = !bytes.is_empty()
         && bytes.len() <= 63
         && (bytes[0].is_ascii_lowercase() || bytes[0] == b'_')
         && bytes
             .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_');
+    if !spelled {
+        Some(format!(
+            "schema names are [a-z_][a-z0-9_]{{0,62}}; found {name:?}"
+        ))
+    } else if name.starts_with("pg_") || name == "information_schema" {
+        Some(format!(
+            "schema {name:?}: names starting with pg_, and information_schema, are PostgreSQL's \
+             own"
+        ))
+    } else if RESERVED_WORDS.contains(&name) {
+        Some(format!(
+            "schema {name:?}: a reserved word in PostgreSQL, which would need quoting; choose \
+             another name"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Creates `schema` if needed and applies the missing migrations. Returns the schema's version.
@@ -77,14 +127,11 @@ pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
     migrate_with(client, schema)
 }
 
-/// `CONFIG` unless `schema` is a [valid schema name](valid_schema_name).
+/// `CONFIG` unless `schema` is a [valid schema name](valid_schema_name), saying why.
 pub(crate) fn check_name(schema: &str) -> Result<(), PgError> {
-    if valid_schema_name(schema) {
-        Ok(())
-    } else {
-        Err(PgError::Config(format!(
-            "schema names are [a-z_][a-z0-9_]{{0,62}}; found {schema:?}"
-        )))
+    match schema_name_problem(schema) {
+        None => Ok(()),
+        Some(problem) => Err(PgError::Config(problem)),
     }
 }
 
