@@ -169,7 +169,10 @@ impl PgLanes {
         })
     }
 
-    /// A snapshot of `project`'s lane.
+    /// A snapshot of `project`'s lane. A project blocked by an unresolved dispatcher result
+    /// shows idle, as in the core's dispatcher: its lane has no holder, and the block is the
+    /// reservation's (`unresolved`, see [`PgDispatcher`](crate::PgDispatcher)); a claim of it is
+    /// refused with `PROJECT_BUSY` all the same.
     pub fn view(&self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
         let row = self.session.query_opt(&self.view, &[&project])?;

@@ -147,3 +147,51 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_project_blocked_by_an_unresolved_result_looks_idle_and_neither_backend_offers_it() {
+    let mut memory = Dispatcher::new(&["general"]).unwrap();
+    let schema = common::fresh_schema();
+    let mut pg = PgDispatcher::connect(&common::url(), &schema, &["general"]).unwrap();
+    let lanes = PgLanes::connect(&common::url(), &schema).unwrap();
+    let failed = memory.enqueue("general", "docs", "gen-1").unwrap();
+    assert_eq!(pg.enqueue("general", "docs", "gen-1").unwrap(), failed);
+    let waiting = memory.enqueue("general", "docs", "gen-2").unwrap();
+    assert_eq!(pg.enqueue("general", "docs", "gen-2").unwrap(), waiting);
+    assert_eq!(
+        memory.dispatch("general").unwrap(),
+        pg.dispatch("general").unwrap()
+    );
+    assert_eq!(
+        memory.finish(failed, Outcome::Succeeded).unwrap(),
+        pg.finish(failed, Outcome::Succeeded).unwrap()
+    );
+    // The save fails: the lane is released, the result is unresolved and blocks the project.
+    assert_eq!(
+        memory.persisted(failed, false).unwrap(),
+        pg.persisted(failed, false).unwrap()
+    );
+    let idle = LaneView::idle("docs");
+    assert_eq!(memory.view("docs").unwrap(), idle);
+    assert_eq!(pg.view("docs").unwrap(), idle);
+    assert_eq!(
+        lanes.view("docs").unwrap(),
+        idle,
+        "PgLanes shows the lane as the core does"
+    );
+    assert_eq!(memory.dispatch("general").unwrap(), None);
+    assert_eq!(pg.dispatch("general").unwrap(), None);
+    assert_eq!(memory.reservations(), pg.reservations().unwrap());
+    // Only PostgreSQL lets a direct claim reach a dispatcher's lane: refused while blocked.
+    assert_eq!(
+        lanes.claim("docs", "direct").unwrap_err().lane_error(),
+        Some(project_lanes::LaneError::ProjectBusy)
+    );
+    // Resolved, both offer the next item.
+    assert_eq!(memory.resolve(failed).unwrap(), pg.resolve(failed).unwrap());
+    let next = memory.dispatch("general").unwrap();
+    assert_eq!(next.as_ref().map(|j| j.reservation), Some(waiting));
+    assert_eq!(next, pg.dispatch("general").unwrap());
+    assert_eq!(memory.view("docs").unwrap(), pg.view("docs").unwrap());
+    assert_eq!(lanes.view("docs").unwrap(), pg.view("docs").unwrap());
+}
