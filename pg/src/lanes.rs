@@ -3,13 +3,13 @@
 use std::fmt;
 use std::sync::Arc;
 
-use postgres::Statement;
 use project_lanes::backend::{Lanes, LeaseInfo};
 use project_lanes::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
 
 use crate::recover::{self, Recovery};
 use crate::rows;
 use crate::session::Session;
+use crate::statements::LaneStatements;
 use crate::{PgConfig, PgError};
 
 /// Project lanes kept in PostgreSQL: every `PgLanes` connected to the same schema of the same
@@ -25,10 +25,7 @@ use crate::{PgConfig, PgError};
 /// [`PgDispatcher`](crate::PgDispatcher)), and a lane whose holder died (see [`recover`](Self::recover)).
 pub struct PgLanes {
     session: Arc<Session>,
-    claim: Statement,
-    release: Statement,
-    stop: Statement,
-    view: Statement,
+    sql: LaneStatements,
 }
 
 /// The proof of holding a lane on PostgreSQL: a random token that never leaves the process except
@@ -80,28 +77,6 @@ impl LeaseInfo for PgLease {
     }
 }
 
-const CLAIM: &str = "
-    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
-    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
-    ON CONFLICT (project) DO UPDATE
-        SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
-            stop_requested = false, owner_pid = excluded.owner_pid,
-            owner_started = excluded.owner_started, owner_key = excluded.owner_key,
-            orphaned_generation = NULL
-        WHERE l.run IS NULL AND l.blocked_by IS NULL
-    RETURNING l.generation, l.token";
-
-const RELEASE: &str = "
-    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-        owner_key = NULL, orphaned_generation = NULL
-    WHERE project = $1 AND token = $2
-    RETURNING stop_requested";
-
-const STOP: &str = "
-    UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run";
-
-const VIEW: &str = "SELECT run, stop_requested FROM lanes WHERE project = $1";
-
 impl PgLanes {
     /// Connects to `url` (a libpq connection string or URL, e.g.
     /// `host=/run/postgresql user=app dbname=app` or `postgresql://app@db.example/app`) and uses
@@ -113,13 +88,8 @@ impl PgLanes {
     /// [`connect`](Self::connect) with the settings of `config` (a time limit).
     pub fn connect_with(config: &PgConfig) -> Result<PgLanes, PgError> {
         let session = Arc::new(Session::connect(config)?);
-        Ok(PgLanes {
-            claim: session.prepare(CLAIM)?,
-            release: session.prepare(RELEASE)?,
-            stop: session.prepare(STOP)?,
-            view: session.prepare(VIEW)?,
-            session,
-        })
+        let sql = LaneStatements::prepare(|text| session.prepare(text))?;
+        Ok(PgLanes { session, sql })
     }
 
     /// Claims `project`'s lane for `run`: labels first, then occupancy, as in the core.
@@ -129,7 +99,10 @@ impl PgLanes {
         let s = &self.session;
         let row = self
             .session
-            .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started, &s.key])?
+            .query_opt(
+                &self.sql.claim,
+                &[&project, &run, &s.pid, &s.started, &s.key],
+            )?
             .ok_or(LaneError::ProjectBusy)?;
         Ok(PgLease {
             lanes_id: Arc::from(s.lanes_id.as_str()),
@@ -144,7 +117,7 @@ impl PgLanes {
     pub fn request_stop(&self, lease: &PgLease) -> Result<LaneView, PgError> {
         self.check_lanes(lease)?;
         self.session
-            .query_opt(&self.stop, &[&lease.project(), &lease.token])?
+            .query_opt(&self.sql.stop, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(LaneView::held(
             lease.project(),
@@ -158,7 +131,7 @@ impl PgLanes {
         self.check_lanes(lease)?;
         let row = self
             .session
-            .query_opt(&self.release, &[&lease.project(), &lease.token])?
+            .query_opt(&self.sql.release, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(Receipt {
             project: lease.project.clone(),
@@ -175,7 +148,7 @@ impl PgLanes {
     /// refused with `PROJECT_BUSY` all the same.
     pub fn view(&self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.query_opt(&self.view, &[&project])?;
+        let row = self.session.query_opt(&self.sql.view, &[&project])?;
         rows::lane_view(project, row)
     }
 

@@ -68,6 +68,7 @@ pub mod recover;
 mod rows;
 pub mod schema;
 mod session;
+mod statements;
 
 pub use config::PgConfig;
 pub use error::PgError;

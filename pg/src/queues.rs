@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-use postgres::Statement;
 use project_lanes::backend::Queues;
 use project_lanes::dispatch::{
     DispatchError, FinalState, Job, ReservationId, ReservationView, Settled,
@@ -12,6 +11,7 @@ use project_lanes::{Label, LaneView, Outcome, Receipt, validate_label};
 use crate::recover::{self, Recovery};
 use crate::rows::{self, label_at, number, refusal, reservation_id_at, reservation_view};
 use crate::session::Session;
+use crate::statements::{self, QueueStatements};
 use crate::{PgConfig, PgError};
 
 /// The dispatcher on PostgreSQL: named queues of durable reservations sharing the lanes of one
@@ -34,14 +34,7 @@ pub struct PgDispatcher {
     session: Session,
     names: Vec<Label>,
     recovered: Recovery,
-    enqueue: Statement,
-    dispatch: Statement,
-    finish: Statement,
-    persisted: Statement,
-    cancel: Statement,
-    resolve: Statement,
-    reservation: Statement,
-    view: Statement,
+    sql: QueueStatements,
 }
 
 /// A dispatched job and its lane's fencing generation.
@@ -52,19 +45,6 @@ pub struct Dispatched {
     /// The generation of the lane's claim for this reservation.
     pub generation: u64,
 }
-
-const ENQUEUE: &str = "
-    INSERT INTO reservations (id, queue, project, run, state)
-    SELECT nextval('reservation_ids'), q.name, $2, $3, 'queued'
-    FROM (SELECT name FROM queues WHERE name = $1 FOR UPDATE) q
-    RETURNING id";
-
-const RESERVATION: &str =
-    "SELECT id, queue, project, run, state, outcome FROM reservations WHERE id = $1";
-
-const CANCEL: &str = "
-    UPDATE reservations SET state = 'cancelled' WHERE id = $1 AND state = 'queued'
-    RETURNING id, queue, project, run, state, outcome";
 
 impl PgDispatcher {
     /// Connects to `url`, uses the queues and lanes in `schema` (created or upgraded if needed),
@@ -89,23 +69,14 @@ impl PgDispatcher {
         }
         let session = Session::connect(config)?;
         let list: Vec<&str> = names.iter().map(Label::as_str).collect();
-        session.query(
-            "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
-            &[&list],
-        )?;
+        session.query(statements::DECLARE_QUEUES, &[&list])?;
         let recovered = recover::recover(&session)?;
+        let sql = QueueStatements::prepare(|text| session.prepare(text))?;
         Ok(PgDispatcher {
-            enqueue: session.prepare(ENQUEUE)?,
-            dispatch: session.prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
-            finish: session.prepare("SELECT * FROM lanes_finish($1, $2)")?,
-            persisted: session.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
-            cancel: session.prepare(CANCEL)?,
-            resolve: session.prepare("SELECT lanes_resolve($1)")?,
-            reservation: session.prepare(RESERVATION)?,
-            view: session.prepare("SELECT run, stop_requested FROM lanes WHERE project = $1")?,
             session,
             names,
             recovered,
+            sql,
         })
     }
 
@@ -136,7 +107,7 @@ impl PgDispatcher {
         validate_label(run)?;
         let row = self
             .session
-            .query_opt(&self.enqueue, &[&queue, &project, &run])?
+            .query_opt(&self.sql.enqueue, &[&queue, &project, &run])?
             .ok_or(DispatchError::UnknownQueue)?;
         reservation_id_at(&row, 0)
     }
@@ -150,7 +121,7 @@ impl PgDispatcher {
     pub fn dispatch_with_generation(&mut self, queue: &str) -> Result<Option<Dispatched>, PgError> {
         self.queue_index(queue)?;
         let s = &self.session;
-        let row = s.query_opt(&self.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
+        let row = s.query_opt(&self.sql.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Dispatched {
             job: Job {
@@ -166,7 +137,7 @@ impl PgDispatcher {
     pub fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
         let row = self
             .session
-            .query_one(&self.finish, &[&number(id), &outcome.as_str()])?;
+            .query_one(&self.sql.finish, &[&number(id), &outcome.as_str()])?;
         refusal(&row, 0)?;
         Ok(FinalState {
             reservation: id,
@@ -180,7 +151,7 @@ impl PgDispatcher {
     pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
         let row = self
             .session
-            .query_one(&self.persisted, &[&number(id), &saved])?;
+            .query_one(&self.sql.persisted, &[&number(id), &saved])?;
         refusal(&row, 0)?;
         Ok(Settled {
             reservation: id,
@@ -197,7 +168,7 @@ impl PgDispatcher {
 
     /// Cancels a queued reservation; `NOT_QUEUED` if a dispatch (or another cancel) came first.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self.session.query_opt(&self.cancel, &[&number(id)])?;
+        let row = self.session.query_opt(&self.sql.cancel, &[&number(id)])?;
         match row {
             Some(row) => reservation_view(&row),
             None => {
@@ -209,7 +180,7 @@ impl PgDispatcher {
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.
     pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self.session.query_one(&self.resolve, &[&number(id)])?;
+        let row = self.session.query_one(&self.sql.resolve, &[&number(id)])?;
         refusal(&row, 0)?;
         self.reservation(id)
     }
@@ -218,27 +189,21 @@ impl PgDispatcher {
     pub fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
         let row = self
             .session
-            .query_opt(&self.reservation, &[&number(id)])?
+            .query_opt(&self.sql.reservation, &[&number(id)])?
             .ok_or(DispatchError::UnknownReservation)?;
         reservation_view(&row)
     }
 
     /// Snapshots of every reservation of the schema, in id order.
     pub fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
-        let rows = self.session.query(
-            "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id",
-            &[],
-        )?;
+        let rows = self.session.query(statements::RESERVATIONS, &[])?;
         rows.iter().map(reservation_view).collect()
     }
 
     /// How many reservations wait in `queue` (queued, not cancelled), across every process.
     pub fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
         self.queue_index(queue)?;
-        let row = self.session.query_one(
-            "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'",
-            &[&queue],
-        )?;
+        let row = self.session.query_one(statements::RETAINED, &[&queue])?;
         let count: i64 = rows::column(&row, 0, "count")?;
         Ok(usize::try_from(count).unwrap_or(0))
     }
@@ -246,7 +211,7 @@ impl PgDispatcher {
     /// A view of `project`'s lane.
     pub fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.query_opt(&self.view, &[&project])?;
+        let row = self.session.query_opt(&self.sql.view, &[&project])?;
         rows::lane_view(project, row)
     }
 

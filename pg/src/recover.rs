@@ -22,6 +22,7 @@ use project_lanes::{Label, LaneError, Outcome, Receipt};
 use crate::PgError;
 use crate::rows::{self, column, label_at};
 use crate::session::Session;
+use crate::statements;
 
 /// What one call of `recover` marked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,10 +67,7 @@ pub struct Orphan {
 }
 
 pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
-    let rows = session.query(
-        "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover($1)",
-        &[&session.key],
-    )?;
+    let rows = session.query(statements::RECOVER, &[&session.key])?;
     let mut recovery = Recovery::default();
     for row in rows {
         let marked = Marked {
@@ -90,11 +88,7 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
 }
 
 pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
-    let rows = session.query(
-        "SELECT project, run, orphaned_generation, owner_started FROM lanes
-         WHERE orphaned_generation IS NOT NULL ORDER BY project",
-        &[],
-    )?;
+    let rows = session.query(statements::ORPHANS, &[])?;
     rows.iter().map(orphan).collect()
 }
 
@@ -115,15 +109,7 @@ pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt
     session.conn().run(async |c| {
         let tx = c.transaction().await?;
         let row = tx
-            .query_opt(
-                "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
-                     owner_started = NULL, owner_key = NULL, orphaned_generation = NULL
-                 FROM (SELECT project, run FROM lanes
-                       WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
-                 WHERE l.project = old.project
-                 RETURNING old.run, l.stop_requested",
-                &[&project],
-            )
+            .query_opt(statements::RESOLVE_ORPHAN, &[&project])
             .await?
             .ok_or(LaneError::LeaseNotCurrent)?;
         let project = rows::label(project)?;

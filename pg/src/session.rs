@@ -12,6 +12,7 @@ use tokio_postgres::{Client, NoTls, ToStatement};
 
 use crate::config::GRACE;
 use crate::schema::{self, Sql};
+use crate::statements;
 use crate::{PgConfig, PgError};
 
 /// A connected session on one schema.
@@ -50,26 +51,12 @@ impl Session {
         schema::migrate_with(&mut conn, schema)?;
         let timeout = limit.map_or_else(String::new, |l| format!("{}ms", l.as_millis()));
         let setup = conn.run(async |c| {
-            c.execute(
-                "SELECT set_config('search_path', $1, false),
-                        CASE WHEN $2 <> '' THEN set_config('statement_timeout', $2, false) END",
-                &[&schema, &timeout],
-            )
-            .await?;
+            c.execute(statements::SESSION_SETTINGS, &[&schema, &timeout])
+                .await?;
             // A random key for this session's lock; a live session holding the same key (a
             // chance of one in 2^64 per pair) only means drawing another.
             loop {
-                let row = c
-                    .query_one(
-                        "SELECT (SELECT id FROM lanes_identity), a.pid, a.backend_start, s.key,
-                                pg_try_advisory_lock(s.key)
-                         FROM pg_stat_activity a,
-                              (SELECT ('x' || translate(gen_random_uuid()::text, '-', ''))
-                                      ::bit(64)::bigint AS key OFFSET 0) s
-                         WHERE a.pid = pg_backend_pid()",
-                        &[],
-                    )
-                    .await?;
+                let row = c.query_one(statements::SESSION_IDENTITY, &[]).await?;
                 if row.try_get::<_, bool>(4)? {
                     return Ok(row);
                 }
