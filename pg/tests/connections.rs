@@ -104,6 +104,7 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
 /// Far beyond any time limit below: reaching it means there was none.
 const FOREVER: Duration = Duration::from_secs(30);
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_frozen_backend_fails_the_operation_after_the_time_limit() {
     let schema = fresh_schema();
@@ -157,6 +158,7 @@ fn a_frozen_backend_fails_the_operation_after_the_time_limit() {
     }
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_statement_that_waits_past_the_limit_is_cancelled_by_the_server_and_the_handle_goes_on() {
     let schema = fresh_schema();

@@ -65,6 +65,7 @@ fn view<L: Lanes>(lanes: &L, p: usize) -> Result<LaneView, DispatchError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
+    #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
     #[test]
     fn lanes_agree_on_both_backends(ops in proptest::collection::vec(lane_op(), 1..60)) {
         let memory = [ProjectLanes::new(), ProjectLanes::new()];
@@ -105,6 +106,7 @@ proptest! {
         }
     }
 
+    #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
     #[test]
     fn dispatchers_agree_on_both_backends(
         ops in proptest::collection::vec(queues_suite::op(), 1..80)
@@ -148,6 +150,7 @@ proptest! {
     }
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_project_blocked_by_an_unresolved_result_looks_idle_and_neither_backend_offers_it() {
     let mut memory = Dispatcher::new(&["general"]).unwrap();

@@ -11,6 +11,7 @@ use project_lanes_pg::{PgDispatcher, PgLanes};
 
 use common::{TestProcess, fresh_schema, lanes_pg, recover_until_marked, url};
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_released_orphan_is_cleared_and_the_next_holder_is_never_listed_or_freed_as_one() {
     let (url, schema) = (url(), fresh_schema());
@@ -74,6 +75,7 @@ fn a_released_orphan_is_cleared_and_the_next_holder_is_never_listed_or_freed_as_
     assert_eq!(lanes.claim("p", "job-3").unwrap().generation(), 3);
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn the_database_refuses_an_orphan_flag_that_is_not_its_current_holders() {
     let (url, schema) = (url(), fresh_schema());
@@ -104,6 +106,7 @@ fn the_database_refuses_an_orphan_flag_that_is_not_its_current_holders() {
     }
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn an_upgrade_drops_flags_that_cannot_name_their_holder_and_recovery_flags_the_dead_again() {
     use project_lanes_pg::schema::MIGRATIONS;
@@ -168,6 +171,7 @@ fn corrupt(schema: &str, statement: &str) {
     .unwrap();
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_flagged_lane_without_a_holder_is_reported_not_a_panic_and_changes_nothing() {
     let (url, schema) = (url(), fresh_schema());
@@ -227,6 +231,7 @@ fn a_flagged_lane_without_a_holder_is_reported_not_a_panic_and_changes_nothing()
     assert_eq!(lanes.view("q").unwrap_err().code(), "CONFIG");
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn lanes_pg_reports_a_closed_output_instead_of_panicking() {
     let (url, schema) = (url(), fresh_schema());

@@ -12,6 +12,7 @@ use project_lanes_pg::{PgDispatcher, PgLanes};
 use common::fresh_schema;
 use common::roles::{Role, grants};
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn an_application_role_uses_a_schema_its_owner_created() {
     let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");
@@ -45,6 +46,7 @@ fn an_application_role_uses_a_schema_its_owner_created() {
     assert_eq!(d.reservations().unwrap().len(), 1);
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn an_application_role_that_would_have_to_create_or_upgrade_says_who_can() {
     let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");

@@ -15,6 +15,7 @@ use project_lanes_pg::{PgDispatcher, PgLanes, Recovery};
 use common::roles::{Role, as_admin, grants};
 use common::{TestProcess, fresh_schema, lanes_pg, recover_until_marked, url};
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn recovery_never_touches_a_live_holder() {
     let schema = fresh_schema();
@@ -38,6 +39,7 @@ fn recovery_never_touches_a_live_holder() {
     holder.release(&lease, Outcome::Succeeded).unwrap();
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_lane_whose_session_ended_is_marked_orphaned_and_stays_held_until_resolved() {
     let schema = fresh_schema();
@@ -84,6 +86,7 @@ fn a_lane_whose_session_ended_is_marked_orphaned_and_stays_held_until_resolved()
     assert_eq!(lanes.claim("docs", "build-2").unwrap().generation(), 2);
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn sigkill_while_holding_a_lane_and_a_reservation_is_recovered_as_unresolved() {
     let schema = fresh_schema();
@@ -146,6 +149,7 @@ fn sigkill_while_holding_a_lane_and_a_reservation_is_recovered_as_unresolved() {
     assert_eq!(lanes.claim("docs", "after").unwrap().generation(), 2);
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn recovery_by_a_role_that_cannot_see_other_sessions_never_marks_a_live_holder() {
     // Two application roles without pg_read_all_stats: to each, the other's sessions show no
@@ -187,6 +191,7 @@ fn recovery_by_a_role_that_cannot_see_other_sessions_never_marks_a_live_holder()
     assert_eq!(recovery.reservations[0].reservation, Some(held));
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_lane_of_an_older_process_counts_as_alive_while_a_session_of_its_pid_may_be_its_own() {
     // Lanes taken by a process of an older version (no session key) are judged by
@@ -240,6 +245,7 @@ fn a_lane_of_an_older_process_counts_as_alive_while_a_session_of_its_pid_may_be_
     assert_eq!(marked.orphans[0].project.as_str(), "alive");
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_holder_whose_backend_is_terminated_is_recovered() {
     let schema = fresh_schema();

@@ -40,6 +40,7 @@ fn keywords(categories: &[&str]) -> Vec<String> {
     .collect()
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn every_word_the_server_reserves_is_refused() {
     let reserved = keywords(&["R", "T"]);
@@ -49,6 +50,7 @@ fn every_word_the_server_reserves_is_refused() {
     }
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn every_other_keyword_works_as_a_schema() {
     let others = keywords(&["U", "C"]);
