@@ -26,6 +26,9 @@ pub struct PgConfig {
     pub(crate) timeout: Option<Duration>,
 }
 
+/// The longest time limit: PostgreSQL's largest `statement_timeout`, 2^31 - 1 ms.
+pub(crate) const MAX_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
+
 /// How long a handle waits, beyond its time limit, for a server that does not answer at all
 /// before it gives the connection up (the server's own cancellation comes first when it can).
 pub(crate) const GRACE: Duration = Duration::from_secs(1);
@@ -47,19 +50,24 @@ impl PgConfig {
     /// network) is given up one second later (`08006`): the connection is closed, every later
     /// operation on the handle fails, and whether the last one took effect is unknown — what
     /// its session held is marked by the next [`recover`](crate::PgLanes::recover). Also the
-    /// connect timeout, unless the connection string sets `connect_timeout`. At least 1 ms
-    /// (`CONFIG` otherwise); without it, operations wait as long as the server takes.
+    /// connect timeout, unless the connection string sets `connect_timeout`. From 1 ms to
+    /// about 24.8 days, PostgreSQL's largest statement timeout (`CONFIG` otherwise); without it,
+    /// operations wait as long as the server takes.
     pub fn timeout(mut self, limit: Duration) -> PgConfig {
         self.timeout = Some(limit);
         self
     }
 
-    /// The time limit, checked: `CONFIG` below 1 ms.
+    /// The time limit, checked: `CONFIG` below 1 ms or above [`MAX_TIMEOUT`].
     pub(crate) fn limit(&self) -> Result<Option<Duration>, PgError> {
         match self.timeout {
-            Some(limit) if limit < Duration::from_millis(1) => Err(PgError::Config(format!(
-                "a timeout must be at least 1 ms, not {limit:?}"
-            ))),
+            Some(limit) if limit < Duration::from_millis(1) || limit > MAX_TIMEOUT => {
+                Err(PgError::Config(format!(
+                    "a timeout must be from 1 ms to {} ms (PostgreSQL's largest \
+                     statement_timeout, about 24.8 days), not {limit:?}",
+                    MAX_TIMEOUT.as_millis()
+                )))
+            }
             limit => Ok(limit),
         }
     }

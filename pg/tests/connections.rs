@@ -216,8 +216,14 @@ fn a_server_that_never_answers_fails_the_connect_after_the_time_limit() {
 }
 
 #[test]
-fn a_time_limit_below_a_millisecond_is_a_config_error() {
-    for limit in [Duration::ZERO, Duration::from_micros(999)] {
+fn a_time_limit_below_a_millisecond_or_beyond_postgresqls_is_a_config_error() {
+    let days_25 = Duration::from_secs(25 * 24 * 3600);
+    for limit in [
+        Duration::ZERO,
+        Duration::from_micros(999),
+        days_25,
+        Duration::MAX,
+    ] {
         let error =
             PgLanes::connect_with(&PgConfig::new("host=/nonexistent", "lanes").timeout(limit))
                 .unwrap_err();
@@ -229,7 +235,7 @@ fn a_time_limit_below_a_millisecond_is_a_config_error() {
         format!("{config:?}"),
         "PgConfig { schema: \"lanes\", timeout: Some(5s), .. }"
     );
-    for bad in ["", "0", "-1", "soon", "NaN", "inf"] {
+    for bad in ["", "0", "-1", "soon", "NaN", "inf", "1e300", "3000000"] {
         let (code, _, err) =
             common::lanes_pg(&["--timeout", bad, "orphans", "host=/nonexistent", "lanes"]);
         assert_eq!(code, Some(1), "--timeout {bad:?}: {err}");

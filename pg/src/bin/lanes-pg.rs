@@ -64,15 +64,23 @@ fn command(out: &mut impl Write, args: &[&str], limit: Duration) -> Result<(), S
     }
 }
 
-/// `--timeout SECONDS`: a positive number of seconds, at least a millisecond.
+/// `--timeout SECONDS`: from a millisecond to PostgreSQL's largest statement timeout.
 fn timeout(seconds: &str) -> Result<Duration, String> {
+    let (least, most) = (
+        Duration::from_millis(1),
+        Duration::from_millis(i32::MAX as u64),
+    );
     seconds
         .parse::<f64>()
         .ok()
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
-        .filter(|d| *d >= Duration::from_millis(1))
+        .filter(|d| (least..=most).contains(d))
         .ok_or_else(|| {
-            format!("--timeout needs a number of seconds, at least 0.001; not {seconds:?}")
+            format!(
+                "--timeout needs a number of seconds from 0.001 to {} (about 24.8 days); \
+                 not {seconds:?}",
+                most.as_secs_f64()
+            )
         })
 }
 
