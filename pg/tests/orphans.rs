@@ -230,32 +230,3 @@ fn a_flagged_lane_without_a_holder_is_reported_not_a_panic_and_changes_nothing()
     );
     assert_eq!(lanes.view("q").unwrap_err().code(), "CONFIG");
 }
-
-#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
-#[test]
-fn lanes_pg_reports_a_closed_output_instead_of_panicking() {
-    let (url, schema) = (url(), fresh_schema());
-    {
-        let holder = PgLanes::connect(&url, &schema).unwrap();
-        holder.claim("p", "job-1").map(drop).unwrap();
-    }
-    let lanes = PgLanes::connect(&url, &schema).unwrap();
-    assert_eq!(
-        recover_until_marked(|| lanes.recover().unwrap())
-            .orphans
-            .len(),
-        1
-    );
-    // Its output is a pipe nobody reads any more.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
-        .args(["orphans", &url, &schema])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.starts_with("lanes-pg: "), "{err}");
-}

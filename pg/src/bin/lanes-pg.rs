@@ -26,7 +26,15 @@ const USAGE: &str = "usage: lanes-pg [--timeout SECONDS] recover|orphans URL SCH
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Result<Vec<String>, _> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect();
+    let Ok(args) = args else {
+        // Not echoed either: it may be part of a URL.
+        let _ = writeln!(std::io::stderr(), "lanes-pg: an argument is not UTF-8 text");
+        return ExitCode::FAILURE;
+    };
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut out = std::io::stdout().lock();
     let result = match args.as_slice() {
