@@ -108,11 +108,12 @@ const FOREVER: Duration = Duration::from_secs(30);
 #[test]
 fn a_frozen_backend_fails_the_operation_after_the_time_limit() {
     let schema = fresh_schema();
+    // The schema is made without a limit: only the claim is timed.
+    let observer = PgLanes::connect(&url(), &schema).unwrap();
     let name = format!("frozen_{schema}");
     let config = PgConfig::new(&url_with("application_name", &name), &schema)
         .timeout(Duration::from_millis(300));
     let lanes = Arc::new(PgLanes::connect_with(&config).unwrap());
-    let observer = PgLanes::connect(&url(), &schema).unwrap();
     let frozen = Stopped::new(backend_pid(&name));
     let claiming = Arc::clone(&lanes);
     let claimed = within(FOREVER, move || claiming.claim("docs", "job-1").map(drop));
@@ -162,7 +163,9 @@ fn a_frozen_backend_fails_the_operation_after_the_time_limit() {
 #[test]
 fn a_statement_that_waits_past_the_limit_is_cancelled_by_the_server_and_the_handle_goes_on() {
     let schema = fresh_schema();
-    let config = PgConfig::new(&url(), &schema).timeout(Duration::from_millis(200));
+    PgLanes::connect(&url(), &schema).unwrap(); // the schema, made without a limit
+    // Long enough for any statement that does not wait, however busy the machine.
+    let config = PgConfig::new(&url(), &schema).timeout(Duration::from_secs(2));
     let lanes = PgLanes::connect_with(&config).unwrap();
     let first = lanes.claim("docs", "job-1").unwrap();
     lanes.release(&first, Outcome::Succeeded).unwrap();

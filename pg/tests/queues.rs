@@ -135,11 +135,10 @@ fn dispatches_from_many_sessions_never_share_a_project_and_keep_order() {
             s.spawn(move || {
                 let mut d = PgDispatcher::connect(&url(), schema, &queues).unwrap();
                 let queue = queues[worker % 2];
-                let mut idle = 0;
-                while idle < 50 {
+                // Until the queue is empty, however long other sessions hold its projects.
+                loop {
                     match d.dispatch(queue).unwrap() {
                         Some(job) => {
-                            idle = 0;
                             // The interval lies inside the lane's holding (dispatch to persisted).
                             let start = Instant::now();
                             let id = job.reservation;
@@ -148,10 +147,8 @@ fn dispatches_from_many_sessions_never_share_a_project_and_keep_order() {
                             log.lock().unwrap().push((job, queue, start, end));
                             d.persisted(id, true).unwrap();
                         }
-                        None => {
-                            idle += 1;
-                            thread::sleep(Duration::from_millis(2));
-                        }
+                        None if d.retained(queue).unwrap() == 0 => break,
+                        None => thread::sleep(Duration::from_millis(2)),
                     }
                 }
             });
