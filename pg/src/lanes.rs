@@ -3,12 +3,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use postgres::Statement;
 use project_lanes::backend::{Lanes, LeaseInfo};
 use project_lanes::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
 
 use crate::recover::{self, Recovery};
-use crate::session::{PgError, Session};
+use crate::rows;
+use crate::session::Session;
+use crate::statements::LaneStatements;
+use crate::{PgConfig, PgError};
 
 /// Project lanes kept in PostgreSQL: every `PgLanes` connected to the same schema of the same
 /// database shares the same lanes, in this process or any other, on this host or any other.
@@ -23,10 +25,7 @@ use crate::session::{PgError, Session};
 /// [`PgDispatcher`](crate::PgDispatcher)), and a lane whose holder died (see [`recover`](Self::recover)).
 pub struct PgLanes {
     session: Arc<Session>,
-    claim: Statement,
-    release: Statement,
-    stop: Statement,
-    view: Statement,
+    sql: LaneStatements,
 }
 
 /// The proof of holding a lane on PostgreSQL: a random token that never leaves the process except
@@ -78,48 +77,19 @@ impl LeaseInfo for PgLease {
     }
 }
 
-const CLAIM: &str = "
-    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started)
-    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4)
-    ON CONFLICT (project) DO UPDATE
-        SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
-            stop_requested = false, owner_pid = excluded.owner_pid,
-            owner_started = excluded.owner_started
-        WHERE l.run IS NULL AND l.blocked_by IS NULL
-    RETURNING l.generation, l.token";
-
-const RELEASE: &str = "
-    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL
-    WHERE project = $1 AND token = $2
-    RETURNING stop_requested";
-
-const STOP: &str = "
-    UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run";
-
-const VIEW: &str = "SELECT run, stop_requested FROM lanes WHERE project = $1";
-
 impl PgLanes {
     /// Connects to `url` (a libpq connection string or URL, e.g.
     /// `host=/run/postgresql user=app dbname=app` or `postgresql://app@db.example/app`) and uses
     /// the lanes in `schema`, creating or upgrading the schema if needed.
     pub fn connect(url: &str, schema: &str) -> Result<PgLanes, PgError> {
-        let session = Arc::new(Session::connect(url, schema)?);
-        let (claim, release, stop, view) = {
-            let mut client = session.client();
-            (
-                client.prepare(CLAIM)?,
-                client.prepare(RELEASE)?,
-                client.prepare(STOP)?,
-                client.prepare(VIEW)?,
-            )
-        };
-        Ok(PgLanes {
-            session,
-            claim,
-            release,
-            stop,
-            view,
-        })
+        PgLanes::connect_with(&PgConfig::new(url, schema))
+    }
+
+    /// [`connect`](Self::connect) with the settings of `config` (a time limit).
+    pub fn connect_with(config: &PgConfig) -> Result<PgLanes, PgError> {
+        let session = Arc::new(Session::connect(config)?);
+        let sql = LaneStatements::prepare(|text| session.prepare(text))?;
+        Ok(PgLanes { session, sql })
     }
 
     /// Claims `project`'s lane for `run`: labels first, then occupancy, as in the core.
@@ -129,14 +99,15 @@ impl PgLanes {
         let s = &self.session;
         let row = self
             .session
-            .client()
-            .query_opt(&self.claim, &[&project, &run, &s.pid, &s.started])?
+            .query_opt(
+                &self.sql.claim,
+                &[&project, &run, &s.pid, &s.started, &s.key],
+            )?
             .ok_or(LaneError::ProjectBusy)?;
-        let generation: i64 = row.get(0);
         Ok(PgLease {
             lanes_id: Arc::from(s.lanes_id.as_str()),
-            token: row.get(1),
-            generation: generation as u64,
+            token: rows::column(&row, 1, "token")?,
+            generation: rows::generation(&row, 0)?,
             project: project_label,
             run: run_label,
         })
@@ -146,8 +117,7 @@ impl PgLanes {
     pub fn request_stop(&self, lease: &PgLease) -> Result<LaneView, PgError> {
         self.check_lanes(lease)?;
         self.session
-            .client()
-            .query_opt(&self.stop, &[&lease.project(), &lease.token])?
+            .query_opt(&self.sql.stop, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(LaneView::held(
             lease.project(),
@@ -161,23 +131,25 @@ impl PgLanes {
         self.check_lanes(lease)?;
         let row = self
             .session
-            .client()
-            .query_opt(&self.release, &[&lease.project(), &lease.token])?
+            .query_opt(&self.sql.release, &[&lease.project(), &lease.token])?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(Receipt {
             project: lease.project.clone(),
             run: lease.run.clone(),
             outcome,
-            stop_requested: row.get(0),
+            stop_requested: rows::column(&row, 0, "stop request")?,
             work_executed_here: false,
         })
     }
 
-    /// A snapshot of `project`'s lane.
+    /// A snapshot of `project`'s lane. A project blocked by an unresolved dispatcher result
+    /// shows idle, as in the core's dispatcher: its lane has no holder, and the block is the
+    /// reservation's (`unresolved`, see [`PgDispatcher`](crate::PgDispatcher)); a claim of it is
+    /// refused with `PROJECT_BUSY` all the same.
     pub fn view(&self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.client().query_opt(&self.view, &[&project])?;
-        Ok(lane_view(project, row))
+        let row = self.session.query_opt(&self.sql.view, &[&project])?;
+        rows::lane_view(project, row)
     }
 
     /// Marks what died with its session; see [`Recovery`]. Safe to run at any time, from any
@@ -209,21 +181,6 @@ impl PgLanes {
         } else {
             Err(LaneError::LeaseNotCurrent)
         }
-    }
-}
-
-/// The view of a lane from its row (`run`, `stop_requested`), or of an idle one without a row.
-pub(crate) fn lane_view(project: &str, row: Option<postgres::Row>) -> LaneView {
-    match row.map(|r| (r.get::<_, Option<String>>(0), r.get::<_, bool>(1))) {
-        Some((Some(run), stop)) => {
-            let state = if stop {
-                LaneState::StopRequested
-            } else {
-                LaneState::Running
-            };
-            LaneView::held(project, &run, state)
-        }
-        _ => LaneView::idle(project),
     }
 }
 

@@ -47,6 +47,8 @@
 //! }
 //! ```
 //!
+//! Time limits, for a server that may freeze or vanish: [`PgConfig::timeout`].
+//!
 //! ## What this crate is not
 //!
 //! - **Not an executor**, like the core: it records who holds what; it runs nothing.
@@ -58,13 +60,18 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod config;
+mod error;
 mod lanes;
 mod queues;
 pub mod recover;
+mod rows;
 pub mod schema;
 mod session;
+mod statements;
 
+pub use config::PgConfig;
+pub use error::PgError;
 pub use lanes::{PgLanes, PgLease};
 pub use queues::{Dispatched, PgDispatcher};
 pub use recover::{Marked, Orphan, Recovery};
-pub use session::PgError;

@@ -2,16 +2,17 @@
 
 use std::fmt;
 
-use postgres::Statement;
 use project_lanes::backend::Queues;
 use project_lanes::dispatch::{
-    DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
+    DispatchError, FinalState, Job, ReservationId, ReservationView, Settled,
 };
-use project_lanes::{Label, LaneError, LaneView, Outcome, Receipt, validate_label};
+use project_lanes::{Label, LaneView, Outcome, Receipt, validate_label};
 
-use crate::lanes::lane_view;
-use crate::recover::{self, Recovery, label};
-use crate::session::{PgError, Session};
+use crate::recover::{self, Recovery};
+use crate::rows::{self, label_at, number, refusal, reservation_id_at, reservation_view};
+use crate::session::Session;
+use crate::statements::{self, QueueStatements};
+use crate::{PgConfig, PgError};
 
 /// The dispatcher on PostgreSQL: named queues of durable reservations sharing the lanes of one
 /// schema, with the rules of [`project_lanes::dispatch::Dispatcher`], now between processes:
@@ -33,14 +34,7 @@ pub struct PgDispatcher {
     session: Session,
     names: Vec<Label>,
     recovered: Recovery,
-    enqueue: Statement,
-    dispatch: Statement,
-    finish: Statement,
-    persisted: Statement,
-    cancel: Statement,
-    resolve: Statement,
-    reservation: Statement,
-    view: Statement,
+    sql: QueueStatements,
 }
 
 /// A dispatched job and its lane's fencing generation.
@@ -52,24 +46,16 @@ pub struct Dispatched {
     pub generation: u64,
 }
 
-const ENQUEUE: &str = "
-    INSERT INTO reservations (id, queue, project, run, state)
-    SELECT nextval('reservation_ids'), q.name, $2, $3, 'queued'
-    FROM (SELECT name FROM queues WHERE name = $1 FOR UPDATE) q
-    RETURNING id";
-
-const RESERVATION: &str =
-    "SELECT id, queue, project, run, state, outcome FROM reservations WHERE id = $1";
-
-const CANCEL: &str = "
-    UPDATE reservations SET state = 'cancelled' WHERE id = $1 AND state = 'queued'
-    RETURNING id, queue, project, run, state, outcome";
-
 impl PgDispatcher {
     /// Connects to `url`, uses the queues and lanes in `schema` (created or upgraded if needed),
     /// declares `queues` (the same rules as [`Dispatcher::new`](project_lanes::dispatch::Dispatcher::new)),
     /// and runs [`recover`](Self::recover); its report is in [`recovered`](Self::recovered).
     pub fn connect(url: &str, schema: &str, queues: &[&str]) -> Result<PgDispatcher, PgError> {
+        PgDispatcher::connect_with(&PgConfig::new(url, schema), queues)
+    }
+
+    /// [`connect`](Self::connect) with the settings of `config` (a time limit).
+    pub fn connect_with(config: &PgConfig, queues: &[&str]) -> Result<PgDispatcher, PgError> {
         let mut names: Vec<Label> = Vec::with_capacity(queues.len());
         for name in queues {
             let label = Label::new(name)?;
@@ -81,48 +67,16 @@ impl PgDispatcher {
         if names.is_empty() {
             return Err(DispatchError::UnknownQueue.into());
         }
-        let session = Session::connect(url, schema)?;
-        let statements = {
-            let mut client = session.client();
-            let list: Vec<&str> = names.iter().map(Label::as_str).collect();
-            client.execute(
-                "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING",
-                &[&list],
-            )?;
-            [
-                client.prepare(ENQUEUE)?,
-                client.prepare("SELECT * FROM lanes_dispatch($1, $2, $3)")?,
-                client.prepare("SELECT * FROM lanes_finish($1, $2)")?,
-                client.prepare("SELECT * FROM lanes_persisted($1, $2)")?,
-                client.prepare(CANCEL)?,
-                client.prepare("SELECT lanes_resolve($1)")?,
-                client.prepare(RESERVATION)?,
-                client.prepare("SELECT run, stop_requested FROM lanes WHERE project = $1")?,
-            ]
-        };
-        let [
-            enqueue,
-            dispatch,
-            finish,
-            persisted,
-            cancel,
-            resolve,
-            reservation,
-            view,
-        ] = statements;
+        let session = Session::connect(config)?;
+        let list: Vec<&str> = names.iter().map(Label::as_str).collect();
+        session.query(statements::DECLARE_QUEUES, &[&list])?;
         let recovered = recover::recover(&session)?;
+        let sql = QueueStatements::prepare(|text| session.prepare(text))?;
         Ok(PgDispatcher {
             session,
             names,
             recovered,
-            enqueue,
-            dispatch,
-            finish,
-            persisted,
-            cancel,
-            resolve,
-            reservation,
-            view,
+            sql,
         })
     }
 
@@ -153,10 +107,9 @@ impl PgDispatcher {
         validate_label(run)?;
         let row = self
             .session
-            .client()
-            .query_opt(&self.enqueue, &[&queue, &project, &run])?
+            .query_opt(&self.sql.enqueue, &[&queue, &project, &run])?
             .ok_or(DispatchError::UnknownQueue)?;
-        reservation_id(row.get(0))
+        reservation_id_at(&row, 0)
     }
 
     /// Hands out the oldest reservation in `queue` whose project is available, claiming its lane.
@@ -168,17 +121,15 @@ impl PgDispatcher {
     pub fn dispatch_with_generation(&mut self, queue: &str) -> Result<Option<Dispatched>, PgError> {
         self.queue_index(queue)?;
         let s = &self.session;
-        let row = s
-            .client()
-            .query_opt(&self.dispatch, &[&queue, &s.pid, &s.started])?;
+        let row = s.query_opt(&self.sql.dispatch, &[&queue, &s.pid, &s.started, &s.key])?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Dispatched {
             job: Job {
-                reservation: reservation_id(row.get(0))?,
-                project: label(row.get(1))?,
-                run: label(row.get(2))?,
+                reservation: reservation_id_at(&row, 0)?,
+                project: label_at(&row, 1, "project")?,
+                run: label_at(&row, 2, "run")?,
             },
-            generation: row.get::<_, i64>(3) as u64,
+            generation: rows::generation(&row, 3)?,
         }))
     }
 
@@ -186,13 +137,12 @@ impl PgDispatcher {
     pub fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
         let row = self
             .session
-            .client()
-            .query_one(&self.finish, &[&number(id), &outcome.as_str()])?;
-        refusal(row.get(0))?;
+            .query_one(&self.sql.finish, &[&number(id), &outcome.as_str()])?;
+        refusal(&row, 0)?;
         Ok(FinalState {
             reservation: id,
-            project: label(row.get(1))?,
-            run: label(row.get(2))?,
+            project: label_at(&row, 1, "project")?,
+            run: label_at(&row, 2, "run")?,
             outcome,
         })
     }
@@ -201,17 +151,16 @@ impl PgDispatcher {
     pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
         let row = self
             .session
-            .client()
-            .query_one(&self.persisted, &[&number(id), &saved])?;
-        refusal(row.get(0))?;
+            .query_one(&self.sql.persisted, &[&number(id), &saved])?;
+        refusal(&row, 0)?;
         Ok(Settled {
             reservation: id,
-            state: state(row.get(1))?,
+            state: rows::state(&row, 1)?,
             receipt: Receipt {
-                project: label(row.get(2))?,
-                run: label(row.get(3))?,
-                outcome: outcome(row.get(4))?,
-                stop_requested: row.get(5),
+                project: label_at(&row, 2, "project")?,
+                run: label_at(&row, 3, "run")?,
+                outcome: rows::outcome(rows::column(&row, 4, "outcome")?)?,
+                stop_requested: rows::column(&row, 5, "stop request")?,
                 work_executed_here: false,
             },
         })
@@ -219,12 +168,9 @@ impl PgDispatcher {
 
     /// Cancels a queued reservation; `NOT_QUEUED` if a dispatch (or another cancel) came first.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self
-            .session
-            .client()
-            .query_opt(&self.cancel, &[&number(id)])?;
+        let row = self.session.query_opt(&self.sql.cancel, &[&number(id)])?;
         match row {
-            Some(row) => view(&row),
+            Some(row) => reservation_view(&row),
             None => {
                 self.reservation(id)?;
                 Err(DispatchError::NotQueued.into())
@@ -234,11 +180,8 @@ impl PgDispatcher {
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.
     pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self
-            .session
-            .client()
-            .query_one(&self.resolve, &[&number(id)])?;
-        refusal(row.get(0))?;
+        let row = self.session.query_one(&self.sql.resolve, &[&number(id)])?;
+        refusal(&row, 0)?;
         self.reservation(id)
     }
 
@@ -246,36 +189,30 @@ impl PgDispatcher {
     pub fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
         let row = self
             .session
-            .client()
-            .query_opt(&self.reservation, &[&number(id)])?
+            .query_opt(&self.sql.reservation, &[&number(id)])?
             .ok_or(DispatchError::UnknownReservation)?;
-        view(&row)
+        reservation_view(&row)
     }
 
     /// Snapshots of every reservation of the schema, in id order.
     pub fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
-        let rows = self.session.client().query(
-            "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id",
-            &[],
-        )?;
-        rows.iter().map(view).collect()
+        let rows = self.session.query(statements::RESERVATIONS, &[])?;
+        rows.iter().map(reservation_view).collect()
     }
 
     /// How many reservations wait in `queue` (queued, not cancelled), across every process.
     pub fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
         self.queue_index(queue)?;
-        let row = self.session.client().query_one(
-            "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'",
-            &[&queue],
-        )?;
-        Ok(row.get::<_, i64>(0) as usize)
+        let row = self.session.query_one(statements::RETAINED, &[&queue])?;
+        let count: i64 = rows::column(&row, 0, "count")?;
+        Ok(usize::try_from(count).unwrap_or(0))
     }
 
     /// A view of `project`'s lane.
     pub fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
         validate_label(project)?;
-        let row = self.session.client().query_opt(&self.view, &[&project])?;
-        Ok(lane_view(project, row))
+        let row = self.session.query_opt(&self.sql.view, &[&project])?;
+        rows::lane_view(project, row)
     }
 
     fn queue_index(&self, queue: &str) -> Result<usize, DispatchError> {
@@ -293,51 +230,6 @@ impl fmt::Debug for PgDispatcher {
             .field("queues", &self.names)
             .finish_non_exhaustive()
     }
-}
-
-/// The id `R<n>` of the database's reservation `n`.
-pub(crate) fn reservation_id(n: i64) -> Result<ReservationId, PgError> {
-    u64::try_from(n)
-        .ok()
-        .and_then(|n| ReservationId::parse(&format!("R{n}")))
-        .ok_or_else(|| PgError::Config(format!("reservation id {n} is out of range")))
-}
-
-/// An id as the database stores it; ids beyond `i64` match nothing.
-fn number(id: ReservationId) -> i64 {
-    i64::try_from(id.number()).unwrap_or(-1)
-}
-
-fn refusal(code: &str) -> Result<(), PgError> {
-    match code {
-        "OK" => Ok(()),
-        code => Err(DispatchError::from_code(code)
-            .map(PgError::Refused)
-            .unwrap_or_else(|| PgError::Config(format!("unknown result code {code:?}")))),
-    }
-}
-
-fn state(text: &str) -> Result<ReservationState, PgError> {
-    ReservationState::ALL
-        .into_iter()
-        .find(|s| s.as_str() == text)
-        .ok_or_else(|| PgError::Config(format!("unknown reservation state {text:?}")))
-}
-
-fn outcome(text: &str) -> Result<Outcome, PgError> {
-    text.parse()
-        .map_err(|_: LaneError| PgError::Config(format!("unknown outcome {text:?}")))
-}
-
-fn view(row: &postgres::Row) -> Result<ReservationView, PgError> {
-    Ok(ReservationView {
-        id: reservation_id(row.get(0))?,
-        queue: label(row.get(1))?,
-        project: label(row.get(2))?,
-        run: label(row.get(3))?,
-        state: state(row.get(4))?,
-        outcome: row.get::<_, Option<&str>>(5).map(outcome).transpose()?,
-    })
 }
 
 impl Queues for PgDispatcher {

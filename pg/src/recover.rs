@@ -1,9 +1,12 @@
 //! Crash recovery without silent replay.
 //!
-//! Every lane remembers the database session that took it (backend pid and start time). When a
-//! process dies, its sessions end and the server drops them from `pg_stat_activity`. [`recover`]
-//! finds lanes held by sessions that no longer exist and marks them; it never frees a lane as
-//! if the work had finished, and never puts a reservation back in its queue:
+//! Every handle holds a session-level advisory lock on a random key for as long as its session
+//! lasts, and every lane remembers the key of the session that took it (and its backend pid and
+//! start time, for people). When a process dies, its sessions end and their locks go with them.
+//! [`recover`] finds lanes whose holder's key nobody holds any more — a question every role may
+//! ask, unlike `pg_stat_activity`, which hides other roles' sessions' details — and marks them;
+//! it never frees a lane as if the work had finished, and never puts a reservation back in its
+//! queue:
 //!
 //! - a lane held for a reservation (dispatched or persisting): the reservation becomes
 //!   `unresolved` with outcome `needs_review` and its project takes no claim or dispatch until a
@@ -16,7 +19,10 @@ use std::time::SystemTime;
 use project_lanes::dispatch::ReservationId;
 use project_lanes::{Label, LaneError, Outcome, Receipt};
 
-use crate::session::{PgError, Session};
+use crate::PgError;
+use crate::rows::{self, column, label_at};
+use crate::session::Session;
+use crate::statements;
 
 /// What one call of `recover` marked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,19 +67,15 @@ pub struct Orphan {
 }
 
 pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
-    let rows = session.client().query(
-        "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover()",
-        &[],
-    )?;
+    let rows = session.query(statements::RECOVER, &[&session.key])?;
     let mut recovery = Recovery::default();
     for row in rows {
         let marked = Marked {
-            project: label(row.get(0))?,
-            run: label(row.get(1))?,
-            generation: row.get::<_, i64>(2) as u64,
-            reservation: row
-                .get::<_, Option<i64>>(3)
-                .map(crate::queues::reservation_id)
+            project: label_at(&row, 0, "project")?,
+            run: label_at(&row, 1, "run")?,
+            generation: rows::generation(&row, 2)?,
+            reservation: column::<Option<i64>>(&row, 3, "reservation id")?
+                .map(rows::reservation_id)
                 .transpose()?,
         };
         if marked.reservation.is_some() {
@@ -86,49 +88,48 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
 }
 
 pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
-    let rows = session.client().query(
-        "SELECT project, run, generation, owner_started FROM lanes
-         WHERE orphaned ORDER BY project",
-        &[],
-    )?;
-    rows.into_iter()
-        .map(|row| {
-            Ok(Orphan {
-                project: label(row.get(0))?,
-                run: label(row.get(1))?,
-                generation: row.get::<_, i64>(2) as u64,
-                session_started: row.get(3),
-            })
-        })
-        .collect()
+    let rows = session.query(statements::ORPHANS, &[])?;
+    rows.iter().map(orphan).collect()
 }
 
+fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
+    let project = label_at(row, 0, "project")?;
+    let run = column::<Option<&str>>(row, 1, "run")?.ok_or_else(|| no_holder(&project))?;
+    Ok(Orphan {
+        run: rows::label(run)?,
+        generation: rows::generation(row, 2)?,
+        session_started: column(row, 3, "session start")?,
+        project,
+    })
+}
+
+/// Frees an orphaned lane. The receipt is read before the change commits: what cannot be read
+/// back changes nothing.
 pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt, PgError> {
-    let row = session
-        .client()
-        .query_opt(
-            "UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL,
-                 owner_started = NULL, orphaned = false
-             FROM (SELECT project, run FROM lanes WHERE project = $1 AND orphaned FOR UPDATE) old
-             WHERE l.project = old.project
-             RETURNING old.run, l.stop_requested",
-            &[&project],
-        )?
-        .ok_or(LaneError::LeaseNotCurrent)?;
-    Ok(Receipt {
-        project: label(project)?,
-        run: label(row.get(0))?,
-        outcome: Outcome::NeedsReview,
-        stop_requested: row.get(1),
-        work_executed_here: false,
+    session.conn().run(async |c| {
+        let tx = c.transaction().await?;
+        let row = tx
+            .query_opt(statements::RESOLVE_ORPHAN, &[&project])
+            .await?
+            .ok_or(LaneError::LeaseNotCurrent)?;
+        let project = rows::label(project)?;
+        let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
+        let receipt = Receipt {
+            run: rows::label(run)?,
+            outcome: Outcome::NeedsReview,
+            stop_requested: column(&row, 1, "stop request")?,
+            work_executed_here: false,
+            project,
+        };
+        tx.commit().await?;
+        Ok(receipt)
     })
 }
 
-/// A label read back from the database (written only after the same check).
-pub(crate) fn label(text: &str) -> Result<Label, PgError> {
-    Label::new(text).map_err(|_| {
-        PgError::Config(format!(
-            "the database holds {text:?}, which breaks the label rule"
-        ))
-    })
+fn no_holder(project: &Label) -> PgError {
+    PgError::Config(format!(
+        "the database holds an orphaned lane of {:?} with no holder; a database constraint \
+         forbids that state: was it edited by hand?",
+        project.as_str()
+    ))
 }

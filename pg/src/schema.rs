@@ -5,46 +5,226 @@
 //! the migrations this crate knows and that the schema lacks, in one transaction, under an
 //! advisory lock (many processes may start at once); `lanes_schema_version` lists the applied
 //! ones. A schema newer than this crate is refused rather than used.
+//!
+//! The migrations are the files `pg/migrations/NNNN_name.sql`, compiled in, applied in order; the
+//! schema version is their number.
 
-use postgres::Client;
+use postgres::types::ToSql;
+use postgres::{Client, Row};
 
 use crate::PgError;
 
-/// The migrations, in order: `(version, description, SQL)`. Never edit one that was released;
-/// add the next.
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[
-    (1, "lanes, queues, reservations", V1),
-    (2, "dispatch never waits for a lane", V2),
+/// One migration: the file `pg/migrations/NNNN_name.sql` whose number is its version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Migration {
+    /// Its version: its place in [`MIGRATIONS`], counting from 1, and its file's number.
+    pub version: i32,
+    /// What it does, as recorded in `lanes_schema_version`.
+    pub description: &'static str,
+    /// Its SQL, run in the schema (`search_path` set to it).
+    pub sql: &'static str,
+}
+
+/// The migrations, in order. Never edit one that was released; add the next file and its entry.
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "lanes, queues, reservations",
+        sql: include_str!("../migrations/0001_lanes_queues_reservations.sql"),
+    },
+    Migration {
+        version: 2,
+        description: "dispatch never waits for a lane",
+        sql: include_str!("../migrations/0002_dispatch_never_waits_for_a_lane.sql"),
+    },
+    Migration {
+        version: 3,
+        description: "an orphan flag belongs to the holder it was set for",
+        sql: include_str!("../migrations/0003_orphan_flag_belongs_to_its_holder.sql"),
+    },
+    Migration {
+        version: 4,
+        description: "holders are alive while they hold their session lock",
+        sql: include_str!(
+            "../migrations/0004_holders_alive_while_they_hold_their_session_lock.sql"
+        ),
+    },
 ];
 
-/// The newest schema version this crate knows.
-pub const SCHEMA_VERSION: i32 = 2;
+/// The newest schema version this crate knows: the number of migrations.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
 /// Schema names: lower-case ASCII letters, digits and `_`, starting with a letter or `_`, at most
-/// 63 bytes (PostgreSQL's identifier limit), so they need no quoting.
+/// 63 bytes (PostgreSQL's identifier limit), so they need no quoting; and a name PostgreSQL
+/// accepts for a schema of one's own: not starting with `pg_`, not `information_schema`, not one
+/// of its [reserved words](RESERVED_WORDS).
+///
+/// ```
+/// use project_lanes_pg::schema::valid_schema_name;
+/// assert!(valid_schema_name("lanes") && valid_schema_name("between"));
+/// assert!(!valid_schema_name("Lanes") && !valid_schema_name("pg_lanes"));
+/// assert!(!valid_schema_name("select") && !valid_schema_name("user"));
+/// ```
 pub fn valid_schema_name(name: &str) -> bool {
+    schema_name_problem(name).is_none()
+}
+
+/// The words PostgreSQL reserves in a position where a schema name goes: its reserved keywords
+/// and those that may name only types and functions (`pg_get_keywords()`, categories `R` and
+/// `T`, PostgreSQL 13 to 17). A test checks the list against the running server.
+#[rustfmt::skip]
+pub const RESERVED_WORDS: &[&str] = &[
+    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization",
+    "binary", "both", "case", "cast", "check", "collate", "collation", "column", "concurrently",
+    "constraint", "create", "cross", "current_catalog", "current_date", "current_role",
+    "current_schema", "current_time", "current_timestamp", "current_user", "default", "deferrable",
+    "desc", "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign",
+    "freeze", "from", "full", "grant", "group", "having", "ilike", "in", "initially", "inner",
+    "intersect", "into", "is", "isnull", "join", "lateral", "leading", "left", "like", "limit",
+    "localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on", "only",
+    "or", "order", "outer", "overlaps", "placing", "primary", "references", "returning", "right",
+    "select", "session_user", "similar", "some", "symmetric", "system_user", "table",
+    "tablesample", "then", "to", "trailing", "true", "union", "unique", "user", "using",
+    "variadic", "verbose", "when", "where", "window", "with",
+];
+
+/// Why PostgreSQL would not take `name` as this crate's schema, if it would not.
+fn schema_name_problem(name: &str) -> Option<String> {
     let bytes = name.as_bytes();
-    !bytes.is_empty()
+    let spelled = !bytes.is_empty()
         && bytes.len() <= 63
         && (bytes[0].is_ascii_lowercase() || bytes[0] == b'_')
         && bytes
             .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_');
+    if !spelled {
+        Some(format!(
+            "schema names are [a-z_][a-z0-9_]{{0,62}}; found {name:?}"
+        ))
+    } else if name.starts_with("pg_") || name == "information_schema" {
+        Some(format!(
+            "schema {name:?}: names starting with pg_, and information_schema, are PostgreSQL's \
+             own"
+        ))
+    } else if RESERVED_WORDS.contains(&name) {
+        Some(format!(
+            "schema {name:?}: a reserved word in PostgreSQL, which would need quoting; choose \
+             another name"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Creates `schema` if needed and applies the missing migrations. Returns the schema's version.
+///
+/// A schema already at this crate's version is only read (no lock, no DDL), so a role that may
+/// use the schema but not create in it (see the README's *Privileges*) connects. Creating or
+/// upgrading takes a role that may create in the database and the schema, such as its owner; a
+/// role that may not gets `42501` with a message that says so.
 pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
-    if !valid_schema_name(schema) {
+    check_name(schema)?;
+    migrate_with(client, schema)
+}
+
+/// `CONFIG` unless `schema` is a [valid schema name](valid_schema_name), saying why.
+pub(crate) fn check_name(schema: &str) -> Result<(), PgError> {
+    match schema_name_problem(schema) {
+        None => Ok(()),
+        Some(problem) => Err(PgError::Config(problem)),
+    }
+}
+
+/// What migrating needs from a connection: the `postgres` client's calls, so that [`migrate`]
+/// serves a caller's own client and the handles' connections alike.
+pub(crate) trait Sql {
+    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError>;
+    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError>;
+    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError>;
+}
+
+impl Sql for Client {
+    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError> {
+        Ok(Client::query_one(self, sql, params)?)
+    }
+    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
+        Ok(Client::execute(self, sql, params)?)
+    }
+    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
+        Ok(Client::batch_execute(self, sql)?)
+    }
+}
+
+/// [`migrate`], on a schema name already checked.
+pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, PgError> {
+    let current = version(client, schema)?;
+    if current == Some(SCHEMA_VERSION) {
+        return Ok(SCHEMA_VERSION);
+    }
+    newer_refused(schema, current.unwrap_or(0))?;
+    apply(client, schema).map_err(|e| match e {
+        PgError::Database(code, message) if code == "42501" => PgError::Database(
+            code,
+            format!(
+                "{message} (schema {schema} is {}; creating or upgrading it takes a role \
+                 that may create in the database and the schema, such as its owner: connect \
+                 once as that role)",
+                match current {
+                    None => "missing".to_owned(),
+                    Some(v) => format!("at version {v}, this crate needs {SCHEMA_VERSION}"),
+                }
+            ),
+        ),
+        e => e,
+    })?;
+    Ok(SCHEMA_VERSION)
+}
+
+/// The schema's version, read without a lock; `None` if it has no version table yet.
+fn version(client: &mut impl Sql, schema: &str) -> Result<Option<i32>, PgError> {
+    let table = format!("{schema}.lanes_schema_version");
+    let exists: bool = client
+        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])?
+        .try_get(0)?;
+    if !exists {
+        return Ok(None);
+    }
+    let row = client.query_one(
+        &format!("SELECT coalesce(max(version), 0) FROM {table}"),
+        &[],
+    )?;
+    Ok(Some(row.try_get(0)?))
+}
+
+fn newer_refused(schema: &str, current: i32) -> Result<(), PgError> {
+    if current > SCHEMA_VERSION {
         return Err(PgError::Config(format!(
-            "schema names are [a-z_][a-z0-9_]{{0,62}}; found {schema:?}"
+            "schema {schema} is at version {current}, newer than this crate's {SCHEMA_VERSION}; \
+             upgrade project-lanes-pg"
         )));
     }
-    let mut tx = client.transaction()?;
-    tx.execute(
+    Ok(())
+}
+
+/// The migrations the schema lacks, in one transaction under the schema's advisory lock.
+fn apply(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client.batch_execute("BEGIN")?;
+    match apply_in_transaction(client, schema) {
+        Ok(()) => client.batch_execute("COMMIT"),
+        Err(e) => {
+            // The error is what matters; a connection too broken to roll back is closed anyway.
+            let _ = client.batch_execute("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client.execute(
         "SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg migrate ' || $1::text))",
         &[&schema],
     )?;
-    tx.batch_execute(&format!(
+    client.batch_execute(&format!(
         "CREATE SCHEMA IF NOT EXISTS {schema};
          SET LOCAL search_path TO {schema};
          CREATE TABLE IF NOT EXISTS lanes_schema_version (
@@ -53,300 +233,66 @@ pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
              applied_at timestamptz NOT NULL DEFAULT now()
          );"
     ))?;
-    let current: i32 = tx
+    let current: i32 = client
         .query_one(
             "SELECT coalesce(max(version), 0) FROM lanes_schema_version",
             &[],
         )?
-        .get(0);
-    if current > SCHEMA_VERSION {
-        return Err(PgError::Config(format!(
-            "schema {schema} is at version {current}, newer than this crate's {SCHEMA_VERSION}; \
-             upgrade project-lanes-pg"
-        )));
-    }
-    for (version, description, sql) in MIGRATIONS.iter().filter(|m| m.0 > current) {
-        tx.batch_execute(sql)?;
-        tx.execute(
+        .try_get(0)?;
+    newer_refused(schema, current)?;
+    for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+        client.batch_execute(m.sql)?;
+        client.execute(
             "INSERT INTO lanes_schema_version (version, description) VALUES ($1, $2)",
-            &[version, description],
+            &[&m.version, &m.description],
         )?;
     }
-    tx.commit()?;
-    Ok(SCHEMA_VERSION)
+    Ok(())
 }
 
-/// Version 1. Every transition is one statement or one function call: one round trip, one
-/// transaction. Lock order everywhere: queue row, reservation rows, lane rows. (Its dispatch
-/// could wait for a second lane while holding a first: see [`V2`].)
-const V1: &str = r#"
--- This set of lanes' identity: leases of another schema (or database) are not current here.
-CREATE TABLE lanes_identity (id text NOT NULL);
-INSERT INTO lanes_identity VALUES (gen_random_uuid()::text);
+#[cfg(test)]
+mod tests {
+    use super::*;
 
--- One row per project ever claimed; idle lanes keep their generation.
-CREATE TABLE lanes (
-    project text PRIMARY KEY,
-    -- Claims so far: the fencing generation of the current (or last) lease.
-    generation bigint NOT NULL,
-    -- The holder (NULL when idle) and its private token.
-    run text,
-    token text,
-    stop_requested boolean NOT NULL DEFAULT false,
-    -- The holder's database session, for recovery: its backend pid and start time.
-    owner_pid integer,
-    owner_started timestamptz,
-    -- Set by recovery: the holder's session is gone; the lane stays held until resolved.
-    orphaned boolean NOT NULL DEFAULT false,
-    -- An unresolved reservation of this project: no claim and no dispatch until resolved.
-    blocked_by bigint
-);
+    /// The files in `pg/migrations/`, sorted by name: `(name, contents)`.
+    fn files() -> Vec<(String, String)> {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&folder)
+            .expect("pg/migrations")
+            .map(|entry| {
+                let path = entry.expect("a folder entry").path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (
+                    name,
+                    std::fs::read_to_string(&path).expect("a migration file"),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    }
 
-CREATE TABLE queues (name text PRIMARY KEY);
+    #[test]
+    fn the_schema_version_is_the_number_of_migration_files() {
+        assert_eq!(SCHEMA_VERSION as usize, files().len());
+    }
 
-CREATE SEQUENCE reservation_ids;
-
-CREATE TABLE reservations (
-    id bigint PRIMARY KEY,
-    queue text NOT NULL REFERENCES queues (name),
-    project text NOT NULL,
-    run text NOT NULL,
-    state text NOT NULL,
-    outcome text,
-    -- While the reservation holds its lane (dispatched, persisting): the lane's generation and
-    -- token.
-    generation bigint,
-    token text,
-    enqueued_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX reservations_queued ON reservations (queue, id) WHERE state = 'queued';
-CREATE INDEX reservations_in_flight ON reservations (token)
-    WHERE state IN ('dispatched', 'persisting');
-
--- The oldest queued reservation of p_queue whose project is available: claims its lane and
--- marks it dispatched. Dispatches of one queue are serialized by the queue's row lock (per-queue
--- order); the lane's row arbitrates between queues and processes (one holder per project).
-CREATE FUNCTION lanes_dispatch(p_queue text, p_pid integer, p_started timestamptz)
-RETURNS TABLE (o_id bigint, o_project text, o_run text, o_generation bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-    c record;
-    g bigint;
-    t text;
-    tried text[] := '{}';
-BEGIN
-    PERFORM 1 FROM queues WHERE name = p_queue FOR UPDATE;
-    LOOP
-        SELECT r.id, r.project, r.run INTO c FROM reservations r
-        WHERE r.queue = p_queue AND r.state = 'queued' AND r.project <> ALL (tried)
-          AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.project = r.project
-                          AND (l.run IS NOT NULL OR l.blocked_by IS NOT NULL))
-        ORDER BY r.id LIMIT 1;
-        IF NOT FOUND THEN
-            RETURN;
-        END IF;
-        -- A cancel that committed first wins; one waiting on this row sees 'dispatched'.
-        UPDATE reservations SET state = 'dispatched' WHERE id = c.id AND state = 'queued';
-        IF NOT FOUND THEN
-            CONTINUE;
-        END IF;
-        t := gen_random_uuid()::text;
-        INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started)
-        VALUES (c.project, 1, c.run, t, p_pid, p_started)
-        ON CONFLICT (project) DO UPDATE
-            SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
-                stop_requested = false, owner_pid = excluded.owner_pid,
-                owner_started = excluded.owner_started
-            WHERE l.run IS NULL AND l.blocked_by IS NULL
-        RETURNING l.generation INTO g;
-        IF NOT FOUND THEN
-            -- Taken or blocked since the search: keep the item, skip its project.
-            UPDATE reservations SET state = 'queued' WHERE id = c.id;
-            tried := tried || c.project;
-            CONTINUE;
-        END IF;
-        UPDATE reservations SET generation = g, token = t WHERE id = c.id;
-        o_id := c.id; o_project := c.project; o_run := c.run; o_generation := g;
-        RETURN NEXT;
-        RETURN;
-    END LOOP;
-END $$;
-
--- The work returned: record the outcome; the lane stays held.
-CREATE FUNCTION lanes_finish(p_id bigint, p_outcome text)
-RETURNS TABLE (o_code text, o_project text, o_run text)
-LANGUAGE plpgsql AS $$
-DECLARE r record;
-BEGIN
-    UPDATE reservations SET state = 'persisting', outcome = p_outcome
-    WHERE id = p_id AND state = 'dispatched' RETURNING project, run INTO r;
-    IF FOUND THEN
-        o_code := 'OK'; o_project := r.project; o_run := r.run;
-    ELSIF EXISTS (SELECT 1 FROM reservations WHERE id = p_id) THEN
-        o_code := 'NOT_DISPATCHED';
-    ELSE
-        o_code := 'UNKNOWN_RESERVATION';
-    END IF;
-    RETURN NEXT;
-END $$;
-
--- The final state was saved (or not): release the lane with the reservation's own token.
-CREATE FUNCTION lanes_persisted(p_id bigint, p_saved boolean)
-RETURNS TABLE (o_code text, o_state text, o_project text, o_run text, o_outcome text,
-               o_stop boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-    r record;
-    v_outcome text;
-    v_stop boolean;
-BEGIN
-    SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
-    IF NOT FOUND THEN
-        o_code := 'UNKNOWN_RESERVATION'; RETURN NEXT; RETURN;
-    END IF;
-    IF r.state <> 'persisting' THEN
-        o_code := 'NOT_PERSISTING'; RETURN NEXT; RETURN;
-    END IF;
-    v_outcome := CASE WHEN p_saved THEN r.outcome ELSE 'needs_review' END;
-    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-        blocked_by = CASE WHEN v_outcome = 'needs_review' THEN p_id END
-    WHERE project = r.project AND token = r.token
-    RETURNING stop_requested INTO v_stop;
-    IF NOT FOUND THEN
-        o_code := 'NOT_PERSISTING'; RETURN NEXT; RETURN;
-    END IF;
-    o_state := CASE WHEN v_outcome = 'needs_review' THEN 'unresolved' ELSE 'done' END;
-    UPDATE reservations SET state = o_state, outcome = v_outcome, token = NULL WHERE id = p_id;
-    o_code := 'OK'; o_project := r.project; o_run := r.run; o_outcome := v_outcome;
-    o_stop := v_stop;
-    RETURN NEXT;
-END $$;
-
--- A person looked at an unresolved result: the project is available again.
-CREATE FUNCTION lanes_resolve(p_id bigint) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE r record;
-BEGIN
-    SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RETURN 'UNKNOWN_RESERVATION';
-    END IF;
-    IF r.state <> 'unresolved' THEN
-        RETURN 'NOT_UNRESOLVED';
-    END IF;
-    UPDATE reservations SET state = 'resolved' WHERE id = p_id;
-    UPDATE lanes SET blocked_by = NULL WHERE project = r.project AND blocked_by = p_id;
-    RETURN 'OK';
-END $$;
-
--- Lanes whose holder's session is gone. A lane held for a reservation is released as
--- needs_review and its reservation becomes unresolved (blocking the project); a lane held
--- directly is marked orphaned and stays held. Nothing is released silently or replayed.
-CREATE FUNCTION lanes_recover()
-RETURNS TABLE (o_project text, o_run text, o_generation bigint, o_reservation bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-    held text[];
-    rec record;
-    rid bigint;
-BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('project-lanes-pg recover ' || current_schema()));
-    PERFORM 1 FROM reservations WHERE state IN ('dispatched', 'persisting')
-        ORDER BY id FOR UPDATE;
-    SELECT coalesce(array_agg(project), '{}') INTO held FROM (
-        SELECT project FROM lanes WHERE run IS NOT NULL AND NOT orphaned
-        ORDER BY project FOR UPDATE) s;
-    -- pg_stat_activity is first read here, after the locks: every holder of a locked lane
-    -- had started its session before, so a missing session really has ended.
-    FOR rec IN SELECT l.project, l.run, l.generation, l.token FROM lanes l
-        WHERE l.project = ANY (held)
-          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-                          WHERE a.pid = l.owner_pid AND a.backend_start = l.owner_started)
-        ORDER BY l.project
-    LOOP
-        UPDATE reservations SET state = 'unresolved', outcome = 'needs_review', token = NULL
-        WHERE state IN ('dispatched', 'persisting') AND token = rec.token
-        RETURNING id INTO rid;
-        IF FOUND THEN
-            UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-                blocked_by = rid
-            WHERE project = rec.project;
-        ELSE
-            UPDATE lanes SET orphaned = true WHERE project = rec.project;
-            rid := NULL;
-        END IF;
-        o_project := rec.project; o_run := rec.run; o_generation := rec.generation;
-        o_reservation := rid;
-        RETURN NEXT;
-    END LOOP;
-END $$;
-"#;
-
-/// Version 2: `lanes_dispatch` never waits for a lane row, and locks only the lane it takes.
-///
-/// Version 1 claimed a lane with `INSERT … ON CONFLICT DO UPDATE … WHERE idle`, which locks the
-/// row even when the lane turns out busy, and then went on to the next project's lane: two
-/// dispatches, or a dispatch and `lanes_recover` (which locks held lanes in project order), could
-/// each hold the lane the other waited for — `40P01 deadlock detected`, seen in the eight-process
-/// test and reproduced by `pg/tests/contention.rs`. Now a dispatch locks a lane with
-/// `FOR UPDATE SKIP LOCKED` only when it is idle and unblocked, and a lane that is locked right
-/// now is skipped like a busy one (its project's items keep their place). The only wait left is
-/// for another session inserting the very first row of the same project, which holds nothing
-/// else. So the rule for every transition is: wait for at most one lane row, and only while
-/// holding no other lane row.
-const V2: &str = r#"
-CREATE OR REPLACE FUNCTION lanes_dispatch(p_queue text, p_pid integer, p_started timestamptz)
-RETURNS TABLE (o_id bigint, o_project text, o_run text, o_generation bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-    c record;
-    g bigint;
-    t text;
-    tried text[] := '{}';
-BEGIN
-    PERFORM 1 FROM queues WHERE name = p_queue FOR UPDATE;
-    LOOP
-        SELECT r.id, r.project, r.run INTO c FROM reservations r
-        WHERE r.queue = p_queue AND r.state = 'queued' AND r.project <> ALL (tried)
-          AND NOT EXISTS (SELECT 1 FROM lanes l WHERE l.project = r.project
-                          AND (l.run IS NOT NULL OR l.blocked_by IS NOT NULL))
-        ORDER BY r.id LIMIT 1;
-        IF NOT FOUND THEN
-            RETURN;
-        END IF;
-        -- A cancel that committed first wins; one waiting on this row sees 'dispatched'.
-        UPDATE reservations SET state = 'dispatched' WHERE id = c.id AND state = 'queued';
-        IF NOT FOUND THEN
-            CONTINUE;
-        END IF;
-        t := gen_random_uuid()::text;
-        -- Lock the lane only if it is idle, unblocked and not locked by anyone right now.
-        PERFORM 1 FROM lanes l
-        WHERE l.project = c.project AND l.run IS NULL AND l.blocked_by IS NULL
-        FOR UPDATE SKIP LOCKED;
-        IF FOUND THEN
-            UPDATE lanes l SET generation = l.generation + 1, run = c.run, token = t,
-                stop_requested = false, owner_pid = p_pid, owner_started = p_started
-            WHERE l.project = c.project
-            RETURNING l.generation INTO g;
-        ELSE
-            -- No row yet (the project's first claim), or busy, blocked or locked: DO NOTHING
-            -- neither locks nor waits for an existing row.
-            INSERT INTO lanes (project, generation, run, token, owner_pid, owner_started)
-            VALUES (c.project, 1, c.run, t, p_pid, p_started)
-            ON CONFLICT (project) DO NOTHING
-            RETURNING generation INTO g;
-        END IF;
-        IF g IS NULL THEN
-            -- Taken, blocked or being changed since the search: keep the item, skip its project.
-            UPDATE reservations SET state = 'queued' WHERE id = c.id;
-            tried := tried || c.project;
-            CONTINUE;
-        END IF;
-        UPDATE reservations SET generation = g, token = t WHERE id = c.id;
-        o_id := c.id; o_project := c.project; o_run := c.run; o_generation := g;
-        RETURN NEXT;
-        RETURN;
-    END LOOP;
-END $$;
-"#;
+    #[test]
+    fn each_migration_is_the_file_of_its_number_in_order() {
+        let files = files();
+        assert_eq!(
+            files.len(),
+            MIGRATIONS.len(),
+            "a file without an entry, or the reverse"
+        );
+        for (i, (m, (name, sql))) in MIGRATIONS.iter().zip(&files).enumerate() {
+            assert_eq!(m.version as usize, i + 1, "{name}");
+            let number = format!("{:04}_", i + 1);
+            assert!(
+                name.starts_with(&number) && name.ends_with(".sql"),
+                "{name} should be {number}<name>.sql"
+            );
+            assert_eq!(m.sql, sql, "{name} is not the SQL of version {}", m.version);
+        }
+    }
+}

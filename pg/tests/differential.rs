@@ -65,6 +65,7 @@ fn view<L: Lanes>(lanes: &L, p: usize) -> Result<LaneView, DispatchError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
+    #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
     #[test]
     fn lanes_agree_on_both_backends(ops in proptest::collection::vec(lane_op(), 1..60)) {
         let memory = [ProjectLanes::new(), ProjectLanes::new()];
@@ -105,6 +106,7 @@ proptest! {
         }
     }
 
+    #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
     #[test]
     fn dispatchers_agree_on_both_backends(
         ops in proptest::collection::vec(queues_suite::op(), 1..80)
@@ -146,4 +148,53 @@ proptest! {
             }
         }
     }
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_project_blocked_by_an_unresolved_result_looks_idle_and_neither_backend_offers_it() {
+    let mut memory = Dispatcher::new(&["general"]).unwrap();
+    let schema = common::fresh_schema();
+    let mut pg = PgDispatcher::connect(&common::url(), &schema, &["general"]).unwrap();
+    let lanes = PgLanes::connect(&common::url(), &schema).unwrap();
+    let failed = memory.enqueue("general", "docs", "gen-1").unwrap();
+    assert_eq!(pg.enqueue("general", "docs", "gen-1").unwrap(), failed);
+    let waiting = memory.enqueue("general", "docs", "gen-2").unwrap();
+    assert_eq!(pg.enqueue("general", "docs", "gen-2").unwrap(), waiting);
+    assert_eq!(
+        memory.dispatch("general").unwrap(),
+        pg.dispatch("general").unwrap()
+    );
+    assert_eq!(
+        memory.finish(failed, Outcome::Succeeded).unwrap(),
+        pg.finish(failed, Outcome::Succeeded).unwrap()
+    );
+    // The save fails: the lane is released, the result is unresolved and blocks the project.
+    assert_eq!(
+        memory.persisted(failed, false).unwrap(),
+        pg.persisted(failed, false).unwrap()
+    );
+    let idle = LaneView::idle("docs");
+    assert_eq!(memory.view("docs").unwrap(), idle);
+    assert_eq!(pg.view("docs").unwrap(), idle);
+    assert_eq!(
+        lanes.view("docs").unwrap(),
+        idle,
+        "PgLanes shows the lane as the core does"
+    );
+    assert_eq!(memory.dispatch("general").unwrap(), None);
+    assert_eq!(pg.dispatch("general").unwrap(), None);
+    assert_eq!(memory.reservations(), pg.reservations().unwrap());
+    // Only PostgreSQL lets a direct claim reach a dispatcher's lane: refused while blocked.
+    assert_eq!(
+        lanes.claim("docs", "direct").unwrap_err().lane_error(),
+        Some(project_lanes::LaneError::ProjectBusy)
+    );
+    // Resolved, both offer the next item.
+    assert_eq!(memory.resolve(failed).unwrap(), pg.resolve(failed).unwrap());
+    let next = memory.dispatch("general").unwrap();
+    assert_eq!(next.as_ref().map(|j| j.reservation), Some(waiting));
+    assert_eq!(next, pg.dispatch("general").unwrap());
+    assert_eq!(memory.view("docs").unwrap(), pg.view("docs").unwrap());
+    assert_eq!(lanes.view("docs").unwrap(), pg.view("docs").unwrap());
 }

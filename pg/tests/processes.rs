@@ -1,4 +1,4 @@
-//! Many processes, really: eight `lanes-pg worker` processes claim lanes and dispatch
+//! Many processes, really: eight `lanes-pg-test-process worker` processes claim lanes and dispatch
 //! reservations across four projects and three queues of one schema for a few seconds, logging
 //! every execution interval; the log and the database are checked afterwards.
 
@@ -27,6 +27,7 @@ struct Interval {
     end: u128,
 }
 
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn eight_worker_processes_never_overlap_keep_order_and_lose_nothing() {
     let schema = fresh_schema();
@@ -40,7 +41,7 @@ fn eight_worker_processes_never_overlap_keep_order_and_lose_nothing() {
     }
     let children: Vec<_> = (0..WORKERS)
         .map(|w| {
-            Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+            Command::new(env!("CARGO_BIN_EXE_lanes-pg-test-process"))
                 .args(["worker", &url(), &schema, &w.to_string(), SECONDS])
                 .stdout(Stdio::piped())
                 .spawn()

@@ -22,9 +22,10 @@ cargo xtask <task>
 
 tasks:
   serve [--port N]  build the site and serve it on http://127.0.0.1:N/ (default 8080)
-  test              every check: formatting, clippy, native tests, records, the site and its
-                    wasm size budget (which builds the core for wasm32),
-                    browser tests in headless Chromium
+  test              every check: formatting, clippy, native tests (then the PostgreSQL
+                    tests, which plain `cargo test` reports ignored, on a throwaway
+                    cluster), records, the site and its wasm size budget (which builds
+                    the core for wasm32), browser tests in headless Chromium
   browser [--repeat N] [FILTER]
                     only the browser tests (those whose names contain FILTER), N times in a
                     row (default 1), with a pass/fail count; each run's output is kept in
@@ -113,8 +114,13 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    step("native tests (cargo test --workspace), with a throwaway PostgreSQL for project-lanes-pg");
-    postgres::with_cluster(&root, &["test", "--workspace"])?;
+    step("native tests (cargo test --workspace, as on a machine without PostgreSQL)");
+    postgres::without_database(&root, &["test", "--workspace"])?;
+    step("the PostgreSQL tests, ignored above, on a throwaway PostgreSQL");
+    postgres::with_cluster(
+        &root,
+        &["test", "-p", "project-lanes-pg", "--", "--include-ignored"],
+    )?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,

@@ -6,7 +6,8 @@
 //! system's temporary folder, which that user can reach), listening on a Unix socket in its
 //! `socket/` folder only (no TCP port),
 //! with `trust` authentication for that socket. [`Cluster`] stops it when dropped, so it is
-//! stopped however the tests end.
+//! stopped however the tests end. The database tests are `#[ignore]`d (plain `cargo test` passes
+//! without a database and says so); with the cluster they run with `--include-ignored`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -156,6 +157,16 @@ pub fn with_cluster(root: &Path, args: &[&str]) -> Result<()> {
         .args(args)
         .current_dir(root)
         .env(URL_VAR, cluster.url()))
+}
+
+/// Runs `cargo args…` in `root` with no [`URL_VAR`], as on a machine without PostgreSQL: the
+/// database tests must then be reported ignored, not fail.
+pub fn without_database(root: &Path, args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args(args)
+        .current_dir(root)
+        .env_remove(URL_VAR))
 }
 
 fn is_root() -> bool {

@@ -7,11 +7,12 @@
 use project_lanes::backend::{Lanes, LeaseInfo, Refusal};
 use project_lanes::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, is_valid_label};
 
-/// One `#[test]` per case below, each on `$fresh()` lanes.
+/// One `#[test]` per case below, each on `$fresh()` lanes, with the attributes given first
+/// (`lane_contract_tests!(#[ignore = "needs a database"] fresh)`).
 #[macro_export]
 macro_rules! lane_contract_tests {
-    ($fresh:path) => {
-        $crate::lane_contract_tests!(@cases $fresh;
+    ($(#[$attr:meta])* $fresh:path) => {
+        $crate::lane_contract_tests!(@cases [$(#[$attr])*] $fresh;
             independent_projects_are_claimed_side_by_side,
             a_second_claim_of_a_busy_project_is_refused_and_the_holder_stays,
             a_busy_refusal_queues_nothing,
@@ -39,13 +40,15 @@ macro_rules! lane_contract_tests {
             generations_only_grow_per_project,
         );
     };
-    (@cases $fresh:path; $($case:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $case() {
-                lanes_suite::$case(&$fresh)
-            }
-        )*
+    (@cases $attrs:tt $fresh:path; $($case:ident),* $(,)?) => {
+        $( $crate::lane_contract_tests!(@case $attrs $fresh; $case); )*
+    };
+    (@case [$(#[$attr:meta])*] $fresh:path; $case:ident) => {
+        $(#[$attr])*
+        #[test]
+        fn $case() {
+            lanes_suite::$case(&$fresh)
+        }
     };
 }
 

@@ -12,11 +12,12 @@ use project_lanes::dispatch::{DispatchError, ReservationId, ReservationState, Re
 use project_lanes::{LaneError, LaneState, LaneView, Outcome};
 use proptest::prelude::*;
 
-/// One `#[test]` per case below, each on `$fresh(&queues)` dispatchers.
+/// One `#[test]` per case below, each on `$fresh(&queues)` dispatchers, with the attributes
+/// given first (`queue_rule_tests!(#[ignore = "needs a database"] fresh)`).
 #[macro_export]
 macro_rules! queue_rule_tests {
-    ($fresh:path) => {
-        $crate::queue_rule_tests!(@cases $fresh;
+    ($(#[$attr:meta])* $fresh:path) => {
+        $crate::queue_rule_tests!(@cases [$(#[$attr])*] $fresh;
             enqueue_checks_queue_and_labels,
             items_of_a_busy_project_are_retained_in_order_while_other_projects_pass,
             queues_share_one_claim_per_project,
@@ -28,13 +29,15 @@ macro_rules! queue_rule_tests {
             operations_in_the_wrong_state_are_refused_and_change_nothing,
         );
     };
-    (@cases $fresh:path; $($case:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $case() {
-                queues_suite::$case(&$fresh)
-            }
-        )*
+    (@cases $attrs:tt $fresh:path; $($case:ident),* $(,)?) => {
+        $( $crate::queue_rule_tests!(@case $attrs $fresh; $case); )*
+    };
+    (@case [$(#[$attr:meta])*] $fresh:path; $case:ident) => {
+        $(#[$attr])*
+        #[test]
+        fn $case() {
+            queues_suite::$case(&$fresh)
+        }
     };
 }
 

@@ -1,225 +1,176 @@
-//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL, and the load generator the
-//! multi-process tests and benchmarks start.
+//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL.
 //!
 //! ```text
+//! lanes-pg [--timeout SECONDS] COMMAND …    each command gives up after SECONDS (default 10)
 //! lanes-pg recover URL SCHEMA               mark what died with its session (prints it)
 //! lanes-pg orphans URL SCHEMA               list orphaned lanes awaiting a person
 //! lanes-pg resolve URL SCHEMA R<n>          clear an unresolved reservation
 //! lanes-pg resolve-orphan URL SCHEMA PROJ   free an orphaned lane (receipt: needs_review)
-//! lanes-pg worker URL SCHEMA ID SECONDS     claim and dispatch at random, log every interval
-//! lanes-pg hold URL SCHEMA PROJ QUEUE       take a lane and a reservation, then wait forever
 //! ```
+//!
+//! Exit status 0 on success, 1 with one line on stderr otherwise (never a panic: output that
+//! cannot be written, to a closed pipe for instance, is an error like any other).
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use project_lanes::Outcome;
 use project_lanes::dispatch::ReservationId;
-use project_lanes_pg::{PgDispatcher, PgError, PgLanes};
+use project_lanes_pg::{PgConfig, PgDispatcher, PgError, PgLanes};
 
-/// The queues and projects the worker uses.
-const QUEUES: [&str; 3] = ["general", "delivery", "batch"];
-const PROJECTS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
+const USAGE: &str = "usage: lanes-pg [--timeout SECONDS] recover|orphans URL SCHEMA | \
+                     resolve URL SCHEMA R<n> | resolve-orphan URL SCHEMA PROJECT";
+
+/// How long a command waits for the server unless told otherwise: an operator at a terminal
+/// would rather hear that the database does not answer than wait without end.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let result = match args.as_slice() {
-        ["recover", url, schema] => recover(url, schema),
-        ["orphans", url, schema] => orphans(url, schema),
-        ["resolve", url, schema, id] => resolve(url, schema, id),
-        ["resolve-orphan", url, schema, project] => resolve_orphan(url, schema, project),
-        ["worker", url, schema, id, seconds] => match (id.parse(), seconds.parse()) {
-            (Ok(id), Ok(seconds)) => worker(url, schema, id, seconds),
-            _ => Err("worker needs a number ID and a number of SECONDS".into()),
-        },
-        ["hold", url, schema, project, queue] => hold(url, schema, project, queue),
-        _ => Err(format!(
-            "usage: lanes-pg recover|orphans URL SCHEMA | resolve URL SCHEMA R<n> | \
-             resolve-orphan URL SCHEMA PROJECT | worker URL SCHEMA ID SECONDS | \
-             hold URL SCHEMA PROJECT QUEUE (got {args:?})"
-        )),
+    let args: Result<Vec<String>, _> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect();
+    let Ok(args) = args else {
+        // Not echoed either: it may be part of a URL.
+        let _ = writeln!(std::io::stderr(), "lanes-pg: an argument is not UTF-8 text");
+        return ExitCode::FAILURE;
     };
-    match result {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut out = std::io::stdout().lock();
+    let result = match args.as_slice() {
+        ["--timeout", seconds, rest @ ..] => match timeout(seconds) {
+            Ok(limit) => command(&mut out, rest, limit),
+            Err(e) => Err(e),
+        },
+        rest => command(&mut out, rest, DEFAULT_TIMEOUT),
+    };
+    match result.and_then(|()| out.flush().map_err(write_error)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("lanes-pg: {e}");
+            // Nothing more can be done if stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn command(out: &mut impl Write, args: &[&str], limit: Duration) -> Result<(), String> {
+    let config = |url: &str, schema: &str| PgConfig::new(url, schema).timeout(limit);
+    match args {
+        ["recover", url, schema] => recover(out, &config(url, schema)),
+        ["orphans", url, schema] => orphans(out, &config(url, schema)),
+        ["resolve", url, schema, id] => resolve(out, &config(url, schema), id),
+        ["resolve-orphan", url, schema, project] => {
+            resolve_orphan(out, &config(url, schema), project)
+        }
+        // The arguments are not echoed: a URL can hold a password.
+        [command, ..] => Err(format!(
+            "unknown command {command:?} or wrong number of arguments ({}); {USAGE}",
+            args.len()
+        )),
+        [] => Err(USAGE.to_owned()),
+    }
+}
+
+/// `--timeout SECONDS`: from a millisecond to PostgreSQL's largest statement timeout.
+fn timeout(seconds: &str) -> Result<Duration, String> {
+    let (least, most) = (
+        Duration::from_millis(1),
+        Duration::from_millis(i32::MAX as u64),
+    );
+    seconds
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| (least..=most).contains(d))
+        .ok_or_else(|| {
+            format!(
+                "--timeout needs a number of seconds from 0.001 to {} (about 24.8 days); \
+                 not {seconds:?}",
+                most.as_secs_f64()
+            )
+        })
 }
 
 fn err(e: PgError) -> String {
     e.to_string()
 }
 
-fn recover(url: &str, schema: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+/// One line of output.
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).map_err(write_error)
+    };
+}
+
+fn recover(out: &mut impl Write, config: &PgConfig) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     let recovery = lanes.recover().map_err(err)?;
     for m in &recovery.reservations {
         let id = m.reservation.map(|r| r.to_string()).unwrap_or_default();
-        println!(
+        say!(
+            out,
             "unresolved {id} project={} run={} generation={}",
-            m.project, m.run, m.generation
-        );
+            m.project,
+            m.run,
+            m.generation
+        )?;
     }
     for m in &recovery.orphans {
-        println!(
+        say!(
+            out,
             "orphaned project={} run={} generation={}",
-            m.project, m.run, m.generation
-        );
+            m.project,
+            m.run,
+            m.generation
+        )?;
     }
     if recovery.is_empty() {
-        println!("nothing to recover");
+        say!(out, "nothing to recover")?;
     }
     Ok(())
 }
 
-fn orphans(url: &str, schema: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn orphans(out: &mut impl Write, config: &PgConfig) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     for o in lanes.orphans().map_err(err)? {
-        println!(
+        say!(
+            out,
             "orphaned project={} run={} generation={}",
-            o.project, o.run, o.generation
-        );
+            o.project,
+            o.run,
+            o.generation
+        )?;
     }
     Ok(())
 }
 
-fn resolve(url: &str, schema: &str, id: &str) -> Result<(), String> {
+fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Result<(), String> {
     let id = ReservationId::parse(id).ok_or(format!("{id:?} is not a reservation id (R<n>)"))?;
     // No queues are needed to resolve; the handle declares one that already exists or is new.
-    let mut d = PgDispatcher::connect(url, schema, &["general"]).map_err(err)?;
+    let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
-    println!(
+    say!(
+        out,
         "{} {} project={}",
         view.id,
         view.state.as_str(),
         view.project
-    );
-    Ok(())
+    )
 }
 
-fn resolve_orphan(url: &str, schema: &str, project: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
+fn resolve_orphan(out: &mut impl Write, config: &PgConfig, project: &str) -> Result<(), String> {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
     let receipt = lanes.resolve_orphan(project).map_err(err)?;
-    println!(
+    say!(
+        out,
         "released project={} run={} outcome={}",
-        receipt.project, receipt.run, receipt.outcome
-    );
-    Ok(())
-}
-
-/// Nanoseconds on the system-wide monotonic clock: comparable between processes on one host.
-fn now_ns() -> u128 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec to the valid pointer it is given.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts)
-    };
-    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
-}
-
-/// A small xorshift generator: the worker needs variety, not quality.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
-/// Claims lanes and dispatches reservations at random for `seconds`, then drains the queues.
-/// Prints one line per event:
-/// `ENQ id queue project`, `RUN id queue project generation outcome start end`,
-/// `LANE project generation start end` (times from [`now_ns`]).
-fn worker(url: &str, schema: &str, id: u64, seconds: f64) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
-    let mut d = PgDispatcher::connect(url, schema, &QUEUES).map_err(err)?;
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (id + 1).wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
-    let mut count = 0u64;
-    loop {
-        let running = Instant::now() < deadline;
-        let roll = rng.below(10);
-        if running && roll < 2 {
-            let (queue, project) = (QUEUES[rng.below(3)], PROJECTS[rng.below(4)]);
-            count += 1;
-            let r = d
-                .enqueue(queue, project, &format!("w{id}-{count}"))
-                .map_err(err)?;
-            writeln!(out, "ENQ {} {queue} {project}", r.number()).map_err(|e| e.to_string())?;
-        } else if running && roll < 4 {
-            let project = PROJECTS[rng.below(4)];
-            count += 1;
-            if let Ok(lease) = lanes.claim(project, &format!("w{id}-c{count}")) {
-                let start = now_ns();
-                std::thread::sleep(Duration::from_micros(rng.below(500) as u64));
-                let end = now_ns();
-                lanes.release(&lease, Outcome::Succeeded).map_err(err)?;
-                writeln!(out, "LANE {project} {} {start} {end}", lease.generation())
-                    .map_err(|e| e.to_string())?;
-            }
-        } else {
-            let queue = QUEUES[rng.below(3)];
-            match d.dispatch_with_generation(queue).map_err(err)? {
-                Some(dispatched) => {
-                    let start = now_ns();
-                    let job = dispatched.job;
-                    std::thread::sleep(Duration::from_micros(rng.below(1000) as u64));
-                    let outcome =
-                        [Outcome::Succeeded, Outcome::Failed, Outcome::Cancelled][rng.below(3)];
-                    d.finish(job.reservation, outcome).map_err(err)?;
-                    let end = now_ns();
-                    d.persisted(job.reservation, true).map_err(err)?;
-                    writeln!(
-                        out,
-                        "RUN {} {queue} {} {} {outcome} {start} {end}",
-                        job.reservation.number(),
-                        job.project,
-                        dispatched.generation
-                    )
-                    .map_err(|e| e.to_string())?;
-                }
-                None if !running => {
-                    let mut left = 0;
-                    for q in QUEUES {
-                        left += d.retained(q).map_err(err)?;
-                    }
-                    if left == 0 {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                None => {}
-            }
-        }
-    }
-    out.flush().map_err(|e| e.to_string())
-}
-
-/// Takes `project`'s lane directly and dispatches one reservation from `queue`, says `READY`,
-/// then waits to be killed.
-fn hold(url: &str, schema: &str, project: &str, queue: &str) -> Result<(), String> {
-    let lanes = PgLanes::connect(url, schema).map_err(err)?;
-    let mut d = PgDispatcher::connect(url, schema, &[queue]).map_err(err)?;
-    let lease = lanes.claim(project, "holder").map_err(err)?;
-    let job = d
-        .dispatch(queue)
-        .map_err(err)?
-        .ok_or("nothing to dispatch")?;
-    println!("READY {} {}", lease.generation(), job.reservation);
-    std::io::stdout().flush().map_err(|e| e.to_string())?;
-    loop {
-        std::thread::sleep(Duration::from_secs(3600));
-    }
+        receipt.project,
+        receipt.run,
+        receipt.outcome
+    )
 }

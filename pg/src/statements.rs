@@ -1,0 +1,147 @@
+//! Every SQL statement of the handles, in one place and by name; the tables and functions they
+//! use are the migrations' (`pg/migrations/`). The prepared ones come as structs with a field per
+//! statement, so no two can be swapped by position.
+
+use postgres::Statement;
+
+use crate::PgError;
+
+/// A direct claim: the lane if it is idle and unblocked, with a new generation and token.
+/// `$1` project, `$2` run, `$3` pid, `$4` session start, `$5` session key.
+const CLAIM: &str = "
+    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
+    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
+    ON CONFLICT (project) DO UPDATE
+        SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
+            stop_requested = false, owner_pid = excluded.owner_pid,
+            owner_started = excluded.owner_started, owner_key = excluded.owner_key,
+            orphaned_generation = NULL
+        WHERE l.run IS NULL AND l.blocked_by IS NULL
+    RETURNING l.generation, l.token";
+
+/// A release by the lease's token; returns the stop request.
+const RELEASE: &str = "
+    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+        owner_key = NULL, orphaned_generation = NULL
+    WHERE project = $1 AND token = $2
+    RETURNING stop_requested";
+
+/// A stop request by the lease's token; the lane stays held.
+const STOP: &str = "
+    UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run";
+
+/// A lane's holder and stop request (no row: idle).
+const VIEW: &str = "SELECT run, stop_requested FROM lanes WHERE project = $1";
+
+/// A reservation at the end of a queue this schema knows.
+const ENQUEUE: &str = "
+    INSERT INTO reservations (id, queue, project, run, state)
+    SELECT nextval('reservation_ids'), q.name, $2, $3, 'queued'
+    FROM (SELECT name FROM queues WHERE name = $1 FOR UPDATE) q
+    RETURNING id";
+
+/// One reservation, as `rows::reservation_view` reads it.
+const RESERVATION: &str =
+    "SELECT id, queue, project, run, state, outcome FROM reservations WHERE id = $1";
+
+/// Every reservation, in id order.
+pub(crate) const RESERVATIONS: &str =
+    "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id";
+
+/// A queued reservation cancelled.
+const CANCEL: &str = "
+    UPDATE reservations SET state = 'cancelled' WHERE id = $1 AND state = 'queued'
+    RETURNING id, queue, project, run, state, outcome";
+
+/// How many reservations wait in a queue.
+pub(crate) const RETAINED: &str =
+    "SELECT count(*) FROM reservations WHERE queue = $1 AND state = 'queued'";
+
+/// The queues a dispatcher declares (`$1`, an array of names).
+pub(crate) const DECLARE_QUEUES: &str =
+    "INSERT INTO queues (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING";
+
+/// Recovery, with the caller's session key.
+pub(crate) const RECOVER: &str =
+    "SELECT o_project, o_run, o_generation, o_reservation FROM lanes_recover($1)";
+
+/// The lanes flagged orphaned.
+pub(crate) const ORPHANS: &str = "
+    SELECT project, run, orphaned_generation, owner_started FROM lanes
+    WHERE orphaned_generation IS NOT NULL ORDER BY project";
+
+/// An orphaned lane freed; returns the dead holder's run and the stop request.
+pub(crate) const RESOLVE_ORPHAN: &str = "
+    UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+        owner_key = NULL, orphaned_generation = NULL
+    FROM (SELECT project, run FROM lanes
+          WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
+    WHERE l.project = old.project
+    RETURNING old.run, l.stop_requested";
+
+/// A new session pinned to its schema (`$1`), with the server's statement timeout (`$2`, empty
+/// for none).
+pub(crate) const SESSION_SETTINGS: &str = "
+    SELECT set_config('search_path', $1, false),
+           CASE WHEN $2 <> '' THEN set_config('statement_timeout', $2, false) END";
+
+/// The schema's identity, the session's pid and start, and a random key with the session's try
+/// at its advisory lock.
+pub(crate) const SESSION_IDENTITY: &str = "
+    SELECT (SELECT id FROM lanes_identity), a.pid, a.backend_start, s.key,
+           pg_try_advisory_lock(s.key)
+    FROM pg_stat_activity a,
+         (SELECT ('x' || translate(gen_random_uuid()::text, '-', ''))::bit(64)::bigint AS key
+          OFFSET 0) s
+    WHERE a.pid = pg_backend_pid()";
+
+/// The lanes' prepared statements.
+pub(crate) struct LaneStatements {
+    pub(crate) claim: Statement,
+    pub(crate) release: Statement,
+    pub(crate) stop: Statement,
+    pub(crate) view: Statement,
+}
+
+impl LaneStatements {
+    pub(crate) fn prepare(
+        mut prepare: impl FnMut(&str) -> Result<Statement, PgError>,
+    ) -> Result<LaneStatements, PgError> {
+        Ok(LaneStatements {
+            claim: prepare(CLAIM)?,
+            release: prepare(RELEASE)?,
+            stop: prepare(STOP)?,
+            view: prepare(VIEW)?,
+        })
+    }
+}
+
+/// The dispatcher's prepared statements.
+pub(crate) struct QueueStatements {
+    pub(crate) enqueue: Statement,
+    /// `$1` queue, `$2` pid, `$3` session start, `$4` session key.
+    pub(crate) dispatch: Statement,
+    pub(crate) finish: Statement,
+    pub(crate) persisted: Statement,
+    pub(crate) cancel: Statement,
+    pub(crate) resolve: Statement,
+    pub(crate) reservation: Statement,
+    pub(crate) view: Statement,
+}
+
+impl QueueStatements {
+    pub(crate) fn prepare(
+        mut prepare: impl FnMut(&str) -> Result<Statement, PgError>,
+    ) -> Result<QueueStatements, PgError> {
+        Ok(QueueStatements {
+            enqueue: prepare(ENQUEUE)?,
+            dispatch: prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
+            finish: prepare("SELECT * FROM lanes_finish($1, $2)")?,
+            persisted: prepare("SELECT * FROM lanes_persisted($1, $2)")?,
+            cancel: prepare(CANCEL)?,
+            resolve: prepare("SELECT lanes_resolve($1)")?,
+            reservation: prepare(RESERVATION)?,
+            view: prepare(VIEW)?,
+        })
+    }
+}

@@ -1,0 +1,85 @@
+//! Two roles, as in production: an owner that creates and upgrades the schema, and an
+//! application role that only uses it, with the grants the README lists.
+
+mod common;
+
+use project_lanes::backend::Refusal;
+use project_lanes::dispatch::ReservationState;
+use project_lanes::{LaneError, Outcome};
+use project_lanes_pg::schema::MIGRATIONS;
+use project_lanes_pg::{PgDispatcher, PgLanes};
+
+use common::fresh_schema;
+use common::roles::{Role, grants};
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_application_role_uses_a_schema_its_owner_created() {
+    let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");
+    let app = Role::create("app", "");
+    let schema = fresh_schema();
+    PgLanes::connect(&owner.url(), &schema).unwrap();
+    owner.run(&grants(&schema, &app.name));
+
+    let lanes = PgLanes::connect(&app.url(), &schema).unwrap();
+    let lease = lanes.claim("docs", "build-1").unwrap();
+    lanes.request_stop(&lease).unwrap();
+    assert!(
+        lanes
+            .release(&lease, Outcome::Cancelled)
+            .unwrap()
+            .stop_requested
+    );
+    assert_eq!(lanes.orphans().unwrap(), vec![]);
+    assert_eq!(
+        lanes.resolve_orphan("docs").unwrap_err().lane_error(),
+        Some(LaneError::LeaseNotCurrent)
+    );
+    assert!(lanes.recover().unwrap().is_empty());
+
+    let mut d = PgDispatcher::connect(&app.url(), &schema, &["general", "delivery"]).unwrap();
+    let id = d.enqueue("delivery", "docs", "gen-1").unwrap();
+    let job = d.dispatch("delivery").unwrap().unwrap();
+    d.finish(job.reservation, Outcome::Succeeded).unwrap();
+    d.persisted(id, false).unwrap();
+    assert_eq!(d.resolve(id).unwrap().state, ReservationState::Resolved);
+    assert_eq!(d.reservations().unwrap().len(), 1);
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_application_role_that_would_have_to_create_or_upgrade_says_who_can() {
+    let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");
+    let app = Role::create("app", "");
+    let missing = PgLanes::connect(&app.url(), &fresh_schema()).unwrap_err();
+    assert_eq!(missing.code(), "DATABASE");
+    let text = missing.to_string();
+    assert!(
+        text.contains("42501") && text.contains("is missing") && text.contains("owner"),
+        "{text}"
+    );
+
+    // A schema at version 2 that the application role may use: it may not upgrade it.
+    let schema = fresh_schema();
+    owner.run(&format!(
+        "CREATE SCHEMA {schema}; SET search_path TO {schema};
+         CREATE TABLE lanes_schema_version (version integer PRIMARY KEY,
+             description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+         {} {}
+         INSERT INTO lanes_schema_version (version, description) VALUES (1, 'v1'), (2, 'v2');
+         {}",
+        MIGRATIONS[0].sql,
+        MIGRATIONS[1].sql,
+        grants(&schema, &app.name)
+    ));
+    let old = PgLanes::connect(&app.url(), &schema).unwrap_err();
+    let text = old.to_string();
+    assert!(
+        text.contains("42501") && text.contains("at version 2, this crate needs"),
+        "{text}"
+    );
+    // Its owner upgrades it; the application role connects from then on.
+    PgLanes::connect(&owner.url(), &schema).unwrap();
+    owner.run(&grants(&schema, &app.name));
+    PgLanes::connect(&app.url(), &schema).unwrap();
+}
