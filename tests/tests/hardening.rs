@@ -102,7 +102,7 @@ async fn a_viewer_keeps_working_after_the_page_drops_its_handle() {
 
 // the test server claims a 2 GB body (nothing of it is sent unless read).
 #[wasm_bindgen_test]
-async fn an_index_announced_over_the_limit_is_refused_before_its_body_is_read() {
+async fn an_index_announced_over_the_limit_is_refused_from_its_length_and_first_chunk() {
     let m = mount(&[("src", s("__length/2000000000/index.json"))]).await;
     assert_eq!(error_codes(&m.root()), ["INDEX_TOO_LARGE"]);
     assert!(text(&m.root()).contains("2000000000 bytes"));

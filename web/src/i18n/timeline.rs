@@ -28,7 +28,7 @@ pub enum TlMsg {
     ScrollHint,
     /// The accessible name of the timeline (a slider over the steps).
     SliderLabel,
-    /// A bucket of refused steps; `{0}`: how many, `{1}`: the first step, `{2}`: the last.
+    /// Legend: the mark of refused steps close together, with their count.
     RefusedBucket,
     /// Group heading of the lane rows.
     LanesGroup,
@@ -124,7 +124,7 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             }
             ScrollHint => "The timeline scrolls sideways →",
             SliderLabel => "Timeline: current step",
-            RefusedBucket => "{0} refused steps, steps {1} to {2}",
+            RefusedBucket => "refused steps close together, with their count",
             LanesGroup => "Lanes",
             QueueGroup => "Queue {0}",
             RefusedBand => "Refused",
@@ -158,7 +158,7 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             }
             ScrollHint => "タイムラインは横にスクロールできます →",
             SliderLabel => "タイムライン：現在のステップ",
-            RefusedBucket => "拒否されたステップ {0} 件（ステップ {1}〜{2}）",
+            RefusedBucket => "近接する拒否されたステップ（件数付き）",
             LanesGroup => "レーン",
             QueueGroup => "キュー {0}",
             RefusedBand => "拒否",

@@ -196,12 +196,12 @@ pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Ele
     let heading = t.el(ROOT, "h3", "lv-h lv-tl-h");
     t.text(heading, tl(lang, TlMsg::Heading));
     let scroll = t.el(ROOT, "div", "lv-tl-scroll");
-    draw(&mut t, scroll, lang, &model, prefix);
+    let counted = draw(&mut t, scroll, lang, &model, prefix);
     let hint = t.el(ROOT, "p", "lv-tl-hint");
     t.attr(hint, "data-timeline-hint", "");
     t.attr(hint, "aria-hidden", "true");
     t.text(hint, tl(lang, TlMsg::ScrollHint));
-    legend(&mut t, ROOT, lang, &model);
+    legend(&mut t, ROOT, lang, &model, counted);
     let (alt, keys) = described_by(prefix);
     for (id, words, data) in [
         (&alt, alt_text(lang, &model), "data-timeline-alt"),
@@ -320,8 +320,8 @@ fn refused_marks(model: &Timeline, g: &Geometry, col: u64) -> (Vec<Placed>, u64)
     (out, levels)
 }
 
-/// The drawing and its row labels.
-fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) {
+/// The drawing and its row labels; whether some refused steps are drawn counted together.
+fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) -> bool {
     let dispatcher = model.groups.len() > 1;
     // The label column fits the longest label in either language, so both draw alike.
     let mut longest = 0;
@@ -528,6 +528,9 @@ fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) {
     );
     t.attr(marker, "data-current-marker", "");
     t.attr(marker, "display", "none");
+    marks
+        .iter()
+        .any(|(mark, _)| matches!(mark, Mark::Bucket { .. }))
 }
 
 fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top: u64) {
@@ -569,7 +572,7 @@ fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top:
 }
 
 /// The legend, in the viewer's language: the states this record can show, and the marks.
-fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline) {
+fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, counted: bool) {
     let wrap = t.el(parent, "div", "lv-tl-legend");
     t.attr(wrap, "role", "group");
     t.attr(wrap, "aria-label", tl(lang, TlMsg::Legend));
@@ -603,6 +606,9 @@ fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline) {
     let mut keys = vec![(TlMsg::CurrentMark, "lv-tl-key lv-tl-key-current")];
     if !model.refused.is_empty() {
         keys.push((TlMsg::RefusedMark, "lv-tl-key lv-tl-key-refused"));
+    }
+    if counted {
+        keys.push((TlMsg::RefusedBucket, "lv-tl-key lv-tl-key-bucket"));
     }
     for (msg, class) in keys {
         let item = t.el(marks, "li", class);
