@@ -71,9 +71,9 @@ impl App {
             .expect_throw("element is not in a document");
         let prefix = next_prefix(&doc);
         let root = el(&doc, "div", "lane-viewer", None);
-        attr(&root, "data-lane-viewer", "");
         // A landmark named by its label (`aria-label`, set with the language).
         attr(&root, "role", "region");
+        attr(&root, "data-lane-viewer", "");
         let status = el(&doc, "div", "lv-status", None);
         attr(&status, "role", "status");
         let langs = el(&doc, "div", "lv-langs", None);
