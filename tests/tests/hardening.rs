@@ -477,3 +477,44 @@ async fn a_tab_whose_record_failed_says_so_in_text() {
         assert!(!text(&good).contains(words));
     }
 }
+
+#[wasm_bindgen_test]
+async fn an_index_with_fields_the_format_does_not_have_is_refused() {
+    let index = fetch_text("records/index.json").await;
+    let cases = [
+        (
+            "top.json",
+            index.replacen("\"version\": 1,", "\"version\": 1,\n  \"extra\": true,", 1),
+        ),
+        (
+            "entry.json",
+            index.replacen("\"id\": ", "\"token\": \"t\",\n      \"id\": ", 1),
+        ),
+        (
+            "proto.json",
+            index.replacen(
+                "\"version\": 1,",
+                "\"version\": 1,\n  \"__proto__\": {},",
+                1,
+            ),
+        ),
+        (
+            "twice.json",
+            index.replacen("\"version\": 1,", "\"version\": 1,\n  \"records\": [],", 1),
+        ),
+    ];
+    for (name, text) in cases {
+        assert_ne!(text, index, "{name} was edited");
+        let m = mount(&[("lang", s("en"))]).await;
+        m.viewer.open_text(name, text);
+        let tab = one(
+            &m.root(),
+            &format!("[role=tab][data-opened-file=\"{name}\"]"),
+        );
+        assert_eq!(
+            attr(&tab, "data-tab-error").as_deref(),
+            Some("INVALID_INDEX"),
+            "{name}"
+        );
+    }
+}
