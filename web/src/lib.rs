@@ -251,10 +251,10 @@ fn read_options(options: JsValue) -> Result<Options, String> {
         return Ok(Options::default());
     }
     if !options.is_object() || js_sys::Array::is_array(&options) {
-        return Err(format!(
-            "lane-viewer options: expected an object such as {{ src: \"records/index.json\" }}, not {}",
-            kind_of(&options)
-        ));
+        return Err(
+            "lane-viewer options: expected an object such as { src: \"records/index.json\" }, or nothing"
+                .into(),
+        );
     }
     // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
     for key in js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>()).iter() {
@@ -266,23 +266,6 @@ fn read_options(options: JsValue) -> Result<Options, String> {
         }
     }
     serde_wasm_bindgen::from_value(options).map_err(|e| format!("lane-viewer options: {e}"))
-}
-
-/// What a JavaScript value is, for an error message.
-fn kind_of(value: &JsValue) -> &'static str {
-    if js_sys::Array::is_array(value) {
-        "an array"
-    } else if value.as_string().is_some() {
-        "a string"
-    } else if value.as_f64().is_some() {
-        "a number"
-    } else if value.as_bool().is_some() {
-        "a boolean"
-    } else if value.is_function() {
-        "a function"
-    } else {
-        "a value of another kind"
-    }
 }
 
 /// A step of a record of `steps` steps: a JavaScript number that is a whole number below
