@@ -159,6 +159,19 @@ pub fn s(value: &str) -> JsValue {
     JsValue::from_str(value)
 }
 
+/// `n` with its digits grouped by three (`10,000`), as the viewer writes counts.
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// The one element matching `selector` under `root`; panics with the selector otherwise.
 pub fn one(root: &Element, selector: &str) -> Element {
     root.query_selector(selector)
@@ -256,6 +269,71 @@ pub async fn fetch_text(url: &str) -> String {
         .unwrap()
         .as_string()
         .unwrap()
+}
+
+/// The bytes of `url`, a path on the test site or an absolute URL.
+pub async fn fetch_bytes(url: &str) -> Vec<u8> {
+    let url = &site(url);
+    let response: Response = JsFuture::from(window().fetch_with_str(url))
+        .await
+        .unwrap()
+        .unchecked_into();
+    assert!(response.ok(), "fetching {url}: HTTP {}", response.status());
+    let buffer = JsFuture::from(response.array_buffer().unwrap())
+        .await
+        .unwrap();
+    js_sys::Uint8Array::new(&buffer).to_vec()
+}
+
+#[wasm_bindgen(inline_js = r#"
+// Drops files on `target` as a person would: a DataTransfer holding Files (strings or bytes).
+export function dropFiles(target, names, contents) {
+  const data = new DataTransfer();
+  names.forEach((name, i) => data.items.add(new File([contents[i]], name, { type: "application/json" })));
+  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+}
+"#)]
+extern "C" {
+    /// Drops files named `names` holding `contents` (strings or `Uint8Array`s) on `target`.
+    #[wasm_bindgen(js_name = dropFiles)]
+    pub fn drop_files(target: &Element, names: Vec<String>, contents: Vec<JsValue>);
+}
+
+/// A record of `steps` view steps, written compactly (100,000 steps stay under 16 MiB).
+pub fn views_record(id: &str, steps: usize) -> String {
+    let lanes = r#"[{"project":"a","busy":false},{"project":"b","busy":false}]"#;
+    let step = format!(
+        r#"{{"op":"view","input":{{"project":"b"}},"result":{{"view":{{"project":"b","busy":false}}}},"lanes":{lanes}}}"#
+    );
+    let mut out = format!(
+        r#"{{"format":"project-lanes/record","version":1,"id":"{id}","title":{{"en":"{steps} views","ja":"{steps} 回の状態確認"}},"summary":{{"en":"Views.","ja":"状態確認です。"}},"work_executed_here":false,"projects":["a","b"],"untouched_project":"b","steps":["#
+    );
+    for i in 0..steps {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&step);
+    }
+    out.push_str(&format!(r#"],"final_lanes":{lanes}}}"#));
+    out
+}
+
+/// A lanes record of one claim, with this id (made by the core's `Recorder`).
+pub fn one_claim_record(id: &str) -> String {
+    let text = |s: &str| project_lanes::record::Text {
+        en: s.into(),
+        ja: s.into(),
+    };
+    let mut rec = project_lanes::record::Recorder::new(
+        id,
+        text(id),
+        text("One claim."),
+        &["docs", "site"],
+        "site",
+    )
+    .unwrap();
+    rec.claim("docs", "run-1");
+    serde_json::to_string(&rec.finish().unwrap()).unwrap()
 }
 
 /// The committed index, parsed independently of the viewer (with serde_json).

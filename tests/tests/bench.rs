@@ -9,9 +9,11 @@
 //!   the first steps shown and all steps in the DOM, on mount and on a re-render;
 //! - replaying records on the core in the browser (the 10,000-step record, the bundled ones);
 //! - opening a 10,000-step file to its first steps on screen.
-//! - the timeline (issue 10): drawing the 10,000-step record's timeline alone (segments, SVG,
+//! - the timeline: drawing the 10,000-step record's timeline alone (segments, SVG,
 //!   layout; target ≤ 50 ms median), and switching between all bundled records, each with its
-//!   timeline (target ≤ 2 ms median).
+//!   timeline (target ≤ 2 ms median);
+//! - the wasm memory after opening a 10,000-step and a 100,000-step record (run it alone:
+//!   `cargo xtask bench memory`).
 
 #![cfg(target_arch = "wasm32")]
 
@@ -279,4 +281,48 @@ async fn open_a_10000_step_file() {
         assert!(maybe(&m.root(), "[data-step]").is_some());
     }
     report("open_10000_step_file (to first steps on screen)", samples);
+}
+
+/// The wasm module's memory, in MB. WebAssembly memory only grows: its size is the peak so far.
+fn wasm_memory_mb() -> f64 {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().into();
+    let buffer: js_sys::ArrayBuffer = memory.buffer().into();
+    f64::from(buffer.byte_length()) / (1024.0 * 1024.0)
+}
+
+/// Opens the record and waits until it is verified and every step is in the page.
+async fn open_whole(m: &Mounted, id: &str, text: String) {
+    m.viewer.open_text(&format!("{id}.json"), text);
+    let root = m.root();
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually_within(120_000, || attr(&panel, "data-verification").as_deref()
+            == Some("verified"))
+        .await
+    );
+    settle(m).await;
+}
+
+/// Peak wasm memory for opening a 10,000-step record and then a 100,000-step one (run alone:
+/// `cargo xtask bench memory`, so no other benchmark has grown the memory first).
+#[wasm_bindgen_test]
+async fn memory_of_large_records() {
+    let at_start = wasm_memory_mb();
+    let m = mount(&[("lang", s("en"))]).await;
+    let mounted = wasm_memory_mb();
+    let large = fetch_text("bench/10000/large-10000.json").await;
+    open_whole(&m, "large-10000", large).await;
+    let after_10k = wasm_memory_mb();
+    open_whole(&m, "views-100000", views_record("views-100000", 100_000)).await;
+    let after_100k = wasm_memory_mb();
+    drop(m);
+    let m = mount(&[("lang", s("en"))]).await;
+    open_whole(&m, "again-100000", views_record("again-100000", 100_000)).await;
+    let again = wasm_memory_mb();
+    console_log!(
+        "BENCH memory (wasm, MB; it only grows): {at_start:.1} at start, {mounted:.1} mounted, \
+         {after_10k:.1} after a 10,000-step record (bench/10000), {after_100k:.1} after a \
+         100,000-step record (15 MB of JSON), {again:.1} after destroying that viewer and \
+         opening another 100,000-step record in a new one"
+    );
 }

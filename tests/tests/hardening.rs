@@ -1,5 +1,5 @@
-//! Regression tests of the viewer's hardening (issue 13, items 1 to 13), one or more per item,
-//! named after the behaviour.
+//! The viewer against hostile servers, files and pages: oversized and endless bodies, huge
+//! indexes, many records, hostile options and handlers, one test per behaviour.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -79,7 +79,6 @@ fn selected_tab(root: &web_sys::Element) -> Option<String> {
     maybe(root, "[role=tab][aria-selected=true]").and_then(|t| attr(&t, "data-record-id"))
 }
 
-// Item 1.
 #[wasm_bindgen_test]
 async fn a_viewer_keeps_working_after_the_page_drops_its_handle() {
     let host = host();
@@ -101,15 +100,15 @@ async fn a_viewer_keeps_working_after_the_page_drops_its_handle() {
     host.remove();
 }
 
-// Item 2: the test server claims a 2 GB body (nothing of it is sent unless read).
+// the test server claims a 2 GB body (nothing of it is sent unless read).
 #[wasm_bindgen_test]
-async fn an_index_announced_over_the_limit_is_refused_before_its_body_is_read() {
+async fn an_index_announced_over_the_limit_is_refused_from_its_length_and_first_chunk() {
     let m = mount(&[("src", s("__length/2000000000/index.json"))]).await;
     assert_eq!(error_codes(&m.root()), ["INDEX_TOO_LARGE"]);
     assert!(text(&m.root()).contains("2000000000 bytes"));
 }
 
-// Item 2: a body without Content-Length that never ends.
+// a body without Content-Length that never ends.
 #[wasm_bindgen_test]
 async fn an_endless_index_stops_being_read_at_the_limit() {
     let start = now();
@@ -119,7 +118,6 @@ async fn an_endless_index_stops_being_read_at_the_limit() {
     assert!(now() - start < 30_000.0);
 }
 
-// Item 3.
 #[wasm_bindgen_test]
 async fn an_index_of_80000_entries_is_refused_without_reading_them() {
     let m = mount(&[("src", s("fixtures/wide-index/index.json"))]).await;
@@ -128,7 +126,6 @@ async fn an_index_of_80000_entries_is_refused_without_reading_them() {
     assert!(all(&m.root(), "[role=tab]").is_empty());
 }
 
-// Item 4.
 #[wasm_bindgen_test]
 async fn record_files_are_fetched_at_most_six_at_a_time() {
     prepare_timings();
@@ -155,7 +152,6 @@ async fn record_files_are_fetched_at_most_six_at_a_time() {
     assert!(most <= 6.0, "{most} record fetches in flight at once");
 }
 
-// Item 5.
 #[wasm_bindgen_test]
 async fn a_record_with_270000_final_lanes_is_refused_not_built() {
     let m = mount(&[("src", s("fixtures/wide/index.json")), ("lang", s("en"))]).await;
@@ -172,7 +168,6 @@ async fn a_record_with_270000_final_lanes_is_refused_not_built() {
     assert_eq!(attr(&m.root(), "lang").as_deref(), Some("ja"));
 }
 
-// Item 6.
 #[wasm_bindgen_test]
 async fn a_deep_link_followed_while_the_index_loads_leaves_no_false_error() {
     clear_hash();
@@ -208,7 +203,6 @@ async fn a_deep_link_followed_while_the_index_loads_leaves_no_false_error() {
     clear_hash();
 }
 
-// Item 7.
 #[wasm_bindgen_test]
 async fn tab_keys_with_a_modifier_are_left_to_the_browser() {
     let m = mount(&[("lang", s("en")), ("record", s("busy-project"))]).await;
@@ -220,7 +214,6 @@ async fn tab_keys_with_a_modifier_are_left_to_the_browser() {
     assert_eq!(selected_tab(&root).as_deref(), Some("busy-project"));
 }
 
-// Item 7.
 #[wasm_bindgen_test]
 async fn arrow_keys_move_from_the_focused_tab() {
     let index = index().await;
@@ -236,7 +229,6 @@ async fn arrow_keys_move_from_the_focused_tab() {
     assert_eq!(selected_tab(&root).as_deref(), Some(ids[1].as_str()));
 }
 
-// Item 8.
 #[wasm_bindgen_test]
 async fn a_language_change_from_the_hash_keeps_focus_on_the_tab() {
     clear_hash();
@@ -261,7 +253,6 @@ async fn a_language_change_from_the_hash_keeps_focus_on_the_tab() {
 /// What the page's handler saw: `selected`, and whether `select` was accepted.
 type Seen = Rc<RefCell<Vec<(Option<String>, bool)>>>;
 
-// Item 9.
 #[wasm_bindgen_test]
 async fn page_calls_made_while_the_viewer_rebuilds_take_effect() {
     let host = host();
@@ -320,7 +311,6 @@ async fn page_calls_made_while_the_viewer_rebuilds_take_effect() {
     host.remove();
 }
 
-// Item 10.
 #[wasm_bindgen_test]
 async fn english_error_details_inside_japanese_are_marked_english() {
     let m = mount(&[
@@ -334,7 +324,6 @@ async fn english_error_details_inside_japanese_are_marked_english() {
     assert_eq!(attr(&lang_of, "lang").as_deref(), Some("en"));
 }
 
-// Item 11.
 #[wasm_bindgen_test]
 async fn an_empty_index_says_it_lists_no_records() {
     for (lang, words) in [
@@ -351,7 +340,7 @@ async fn an_empty_index_says_it_lists_no_records() {
     }
 }
 
-// Item 12: another copy of the module on the page numbers its viewers from 1 too; its ids are
+// another copy of the module on the page numbers its viewers from 1 too; its ids are
 // already in the document.
 #[wasm_bindgen_test]
 async fn element_ids_stay_unique_when_another_copy_of_the_viewer_is_on_the_page() {
@@ -377,7 +366,6 @@ async fn element_ids_stay_unique_when_another_copy_of_the_viewer_is_on_the_page(
     other.remove();
 }
 
-// Item 13.
 #[wasm_bindgen_test]
 async fn undefined_and_null_options_count_as_absent() {
     let host = host();
@@ -397,7 +385,6 @@ async fn undefined_and_null_options_count_as_absent() {
     host.remove();
 }
 
-// Item 13.
 #[wasm_bindgen_test]
 async fn only_one_viewer_on_a_page_follows_the_hash() {
     clear_hash();
@@ -426,7 +413,6 @@ async fn only_one_viewer_on_a_page_follows_the_hash() {
     clear_hash();
 }
 
-// Item 13.
 #[wasm_bindgen_test]
 async fn errors_in_the_index_are_index_errors_and_one_bad_entry_spares_the_others() {
     let m = mount(&[("src", s("fixtures/duplicate-ids/index.json"))]).await;
@@ -463,7 +449,6 @@ fn contrast(a: &str, b: &str) -> f64 {
     (x.max(y) + 0.05) / (x.min(y) + 0.05)
 }
 
-// Item 13.
 #[wasm_bindgen_test]
 async fn button_and_tab_borders_have_3_to_1_contrast_in_light_and_dark() {
     let css = fetch_text("viewer.css").await;
@@ -482,7 +467,6 @@ async fn button_and_tab_borders_have_3_to_1_contrast_in_light_and_dark() {
     }
 }
 
-// Item 13.
 #[wasm_bindgen_test]
 async fn a_tab_whose_record_failed_says_so_in_text() {
     for (lang, words) in [("en", "could not be shown"), ("ja", "表示できません")] {
@@ -491,5 +475,46 @@ async fn a_tab_whose_record_failed_says_so_in_text() {
         assert!(text(&failed).contains(words), "{}", text(&failed));
         let good = tab(&m.root(), "busy-project");
         assert!(!text(&good).contains(words));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn an_index_with_fields_the_format_does_not_have_is_refused() {
+    let index = fetch_text("records/index.json").await;
+    let cases = [
+        (
+            "top.json",
+            index.replacen("\"version\": 1,", "\"version\": 1,\n  \"extra\": true,", 1),
+        ),
+        (
+            "entry.json",
+            index.replacen("\"id\": ", "\"token\": \"t\",\n      \"id\": ", 1),
+        ),
+        (
+            "proto.json",
+            index.replacen(
+                "\"version\": 1,",
+                "\"version\": 1,\n  \"__proto__\": {},",
+                1,
+            ),
+        ),
+        (
+            "twice.json",
+            index.replacen("\"version\": 1,", "\"version\": 1,\n  \"records\": [],", 1),
+        ),
+    ];
+    for (name, text) in cases {
+        assert_ne!(text, index, "{name} was edited");
+        let m = mount(&[("lang", s("en"))]).await;
+        m.viewer.open_text(name, text);
+        let tab = one(
+            &m.root(),
+            &format!("[role=tab][data-opened-file=\"{name}\"]"),
+        );
+        assert_eq!(
+            attr(&tab, "data-tab-error").as_deref(),
+            Some("INVALID_INDEX"),
+            "{name}"
+        );
     }
 }

@@ -10,12 +10,6 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = r#"
-// Drops files on `target` as a person would: a DataTransfer holding Files.
-export function dropFiles(target, names, contents) {
-  const data = new DataTransfer();
-  names.forEach((name, i) => data.items.add(new File([contents[i]], name, { type: "application/json" })));
-  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-}
 // Drops one file of `bytes` bytes of zeros (too large to read).
 export function dropBig(target, name, bytes) {
   const data = new DataTransfer();
@@ -24,8 +18,6 @@ export function dropBig(target, name, bytes) {
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = dropFiles)]
-    fn drop_files(target: &web_sys::Element, names: Vec<String>, contents: Vec<JsValue>);
     #[wasm_bindgen(js_name = dropBig)]
     fn drop_big(target: &web_sys::Element, name: &str, bytes: f64);
 }
@@ -95,25 +87,6 @@ async fn a_tampered_record_with_a_recomputed_hash_shows_replay_mismatch_at_its_s
         click(&one(&line, "[data-goto-step]"));
         assert_eq!(attr(&focused().unwrap(), "data-step").as_deref(), Some("6"));
     }
-}
-
-/// A record of `steps` view steps, written compactly (100,000 steps stay under 16 MiB).
-fn views_record(id: &str, steps: usize) -> String {
-    let lanes = r#"[{"project":"a","busy":false},{"project":"b","busy":false}]"#;
-    let step = format!(
-        r#"{{"op":"view","input":{{"project":"b"}},"result":{{"view":{{"project":"b","busy":false}}}},"lanes":{lanes}}}"#
-    );
-    let mut out = format!(
-        r#"{{"format":"project-lanes/record","version":1,"id":"{id}","title":{{"en":"{steps} views","ja":"{steps} 回の状態確認"}},"summary":{{"en":"Views.","ja":"状態確認です。"}},"work_executed_here":false,"projects":["a","b"],"untouched_project":"b","steps":["#
-    );
-    for i in 0..steps {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&step);
-    }
-    out.push_str(&format!(r#"],"final_lanes":{lanes}}}"#));
-    out
 }
 
 #[wasm_bindgen_test]
@@ -191,7 +164,7 @@ async fn bad_files_opened_by_a_person_give_their_errors_in_both_languages() {
     let inner = index.clone();
     let outer = format!(
         r#"{{"format":"project-lanes/index","version":1,"records":[{{"id":"inner","file":"inner.json","title":{{"en":"Inner","ja":"内側"}},"sha256":"{}"}}]}}"#,
-        lane_viewer::load::hex_sha256(inner.as_bytes())
+        lane_viewer::read::hex_sha256(inner.as_bytes())
     );
     let cases: Vec<(&str, JsValue, &str)> = vec![
         ("empty.json", s(""), "INVALID_JSON"),
@@ -287,7 +260,7 @@ async fn a_100000_step_record_verifies_in_the_background_with_progress() {
             == Some("verified"))
         .await
     );
-    assert!(text(&root).contains("all 100000 steps match"));
+    assert!(text(&root).contains("all 100,000 steps match"));
     wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
         .await
         .unwrap();
@@ -316,4 +289,36 @@ async fn src_may_name_a_single_record() {
     .await;
     assert_shows(&m.root(), &record("persistence-gate").await, "en");
     assert_eq!(verification(&m.root()).as_deref(), Some("verified"));
+}
+
+#[wasm_bindgen_test]
+async fn a_file_that_could_not_be_read_takes_no_record_id() {
+    let m = mount(&[("lang", s("en"))]).await;
+    let root = m.root();
+    m.viewer.open_text("hand-written", "not json".into());
+    let failed = one(&root, "[role=tab][data-opened-file=\"hand-written\"]");
+    assert_eq!(
+        attr(&failed, "data-tab-error").as_deref(),
+        Some("INVALID_JSON")
+    );
+    m.viewer
+        .open_text("hand-written.json", views_record("hand-written", 3));
+    assert_eq!(m.viewer.selected().as_deref(), Some("hand-written"));
+    let tab = one(&root, "[role=tab][data-opened-file=\"hand-written.json\"]");
+    assert_eq!(attr(&tab, "data-tab-error"), None);
+    assert_eq!(
+        attr(&tab, "data-record-id").as_deref(),
+        Some("hand-written")
+    );
+    assert_eq!(verification(&root).as_deref(), Some("verified"));
+    // The id names the record, from a page call too; the failed file keeps its own tab.
+    assert!(m.viewer.select("busy-project"));
+    assert!(m.viewer.select("hand-written"));
+    assert_eq!(verification(&root).as_deref(), Some("verified"));
+    click(&failed_tab(&root));
+    assert_eq!(error_codes(&panel(&root)), ["INVALID_JSON"]);
+}
+
+fn failed_tab(root: &web_sys::Element) -> web_sys::Element {
+    one(root, "[role=tab][data-opened-file=\"hand-written\"]")
 }

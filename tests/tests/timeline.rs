@@ -1,4 +1,4 @@
-//! The timeline (issue 10) in headless Chromium: the drawn segments against segments rebuilt
+//! The timeline in headless Chromium: the drawn segments against segments rebuilt
 //! here, independently of the viewer, from each record file's JSON (`serde_json::Value`, not
 //! the core's types); step selection by click, keys, buttons, the API and the deep link.
 
@@ -150,6 +150,11 @@ fn timeline(root: &Element) -> Element {
     one(root, "[data-timeline]")
 }
 
+/// The timeline's text alternative (named by the slider's `aria-describedby`).
+fn alt(root: &Element) -> String {
+    text(&one(root, "[data-timeline-alt]"))
+}
+
 fn current(root: &Element) -> Option<usize> {
     attr(root, "data-current-step").map(|n| n.parse().unwrap())
 }
@@ -167,10 +172,11 @@ fn assert_current(m: &Mounted, n: usize, steps: usize, lang: &str) {
     let marker = one(&root, "[data-current-marker]");
     assert_eq!(attr(&marker, "display"), None, "the marker is shown");
     let position = text(&one(&root, "[data-step-position]"));
+    let (n, steps) = (grouped(n + 1), grouped(steps));
     let expected = if lang == "en" {
-        format!("Step {} of {steps}", n + 1)
+        format!("Step {n} of {steps}")
     } else {
-        format!("ステップ {}（全 {steps} ステップ）", n + 1)
+        format!("ステップ {n}（全 {steps} ステップ）")
     };
     assert_eq!(position, expected);
 }
@@ -199,7 +205,7 @@ async fn every_record_draws_the_segments_rebuilt_from_its_json_in_both_languages
             let row = expected.iter().find(|r| r.0 == untouched).unwrap();
             assert_eq!(row.2, [("idle".to_string(), 0, steps - 1)], "{id}");
             let svg = timeline(&root);
-            assert_eq!(attr(&svg, "role").as_deref(), Some("img"));
+            assert_eq!(attr(&svg, "role").as_deref(), Some("slider"));
             assert_eq!(attr(&svg, "tabindex").as_deref(), Some("0"));
             // Reservation rows keep their queue.
             for r in all(&svg, "[data-row-kind=reservation]") {
@@ -222,7 +228,7 @@ async fn the_ten_thousand_step_record_draws_a_few_hundred_shapes() {
     assert!(shapes < 1_500, "{shapes} shapes in all");
     // The last step can be selected before the background rendering has built its card; the
     // card is marked once it exists.
-    assert!(m.viewer.select_step(9_999));
+    assert!(m.viewer.select_step(JsValue::from(9_999_u32)));
     assert_eq!(current(&m.root()), Some(9_999));
     wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
         .await
@@ -236,7 +242,7 @@ async fn the_text_alternative_says_what_every_row_shows() {
     let record = json("records/persistence-gate.json").await;
     for lang in LANGS {
         let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
-        let label = attr(&timeline(&m.root()), "aria-label").unwrap();
+        let label = alt(&m.root());
         for name in [
             "docs", "site", "billing", "R1", "R2", "R3", "general", "delivery",
         ] {
@@ -246,13 +252,13 @@ async fn the_text_alternative_says_what_every_row_shows() {
             [
                 "billing (untouched): idle throughout.",
                 "docs: idle from step 1 to 3, then running from step 4 to 9, then idle at step 10",
-                "Reservation R1 (general, docs): waiting from step 1 to 3, then running from step 4 to 5, then saving from step 6 to 9",
+                "Reservation R1 (general, docs): waiting from step 1 to 3, then dispatched from step 4 to 5, then saving from step 6 to 9",
             ]
         } else {
             [
                 "billing（手つかず）：最初から最後まで空き。",
                 "docs：ステップ 1〜3 は空き、その後ステップ 4〜9 は実行中、その後ステップ 10 は空き",
-                "予約 R1（general、docs）：ステップ 1〜3 は待機中、その後ステップ 4〜5 は実行中、その後ステップ 6〜9 は保存中",
+                "予約 R1（general、docs）：ステップ 1〜3 は待機中、その後ステップ 4〜5 は割り当て済み、その後ステップ 6〜9 は保存中",
             ]
         };
         for part in expected {
@@ -280,7 +286,7 @@ async fn refused_steps_are_marked_with_their_codes() {
     for mark in marks {
         assert_eq!(text(&mark), "LEASE_NOT_CURRENT");
     }
-    let label = attr(&timeline(&m.root()), "aria-label").unwrap();
+    let label = alt(&m.root());
     assert!(label.contains("ステップ 4（LEASE_NOT_CURRENT）"), "{label}");
 }
 
@@ -374,9 +380,12 @@ async fn previous_and_next_buttons_move_the_current_step() {
 #[wasm_bindgen_test]
 async fn select_step_keeps_the_step_across_languages_and_drops_it_for_another_record() {
     let m = mount(&[("record", s("explicit-outcome")), ("lang", s("en"))]).await;
-    assert!(!m.viewer.select_step(6), "explicit-outcome has 6 steps");
+    assert!(
+        !m.viewer.select_step(JsValue::from(6_u32)),
+        "explicit-outcome has 6 steps"
+    );
     assert_eq!(m.viewer.current_step(), None);
-    assert!(m.viewer.select_step(4));
+    assert!(m.viewer.select_step(JsValue::from(4_u32)));
     assert_current(&m, 4, 6, "en");
     assert!(m.viewer.set_lang("ja"));
     assert_current(&m, 4, 6, "ja");
@@ -456,7 +465,7 @@ async fn at_320_px_the_timeline_scrolls_inside_itself_and_the_viewer_does_not() 
         root.client_width()
     );
     // Selecting the last step brings its column into the box.
-    assert!(m.viewer.select_step(12));
+    assert!(m.viewer.select_step(JsValue::from(12_u32)));
     assert!(scroller.scroll_left() > 0);
 }
 
@@ -491,7 +500,7 @@ async fn records_opened_with_open_text_or_dropped_get_their_timeline() {
         assert_eq!(m.viewer.selected().as_deref(), Some("my-gate"));
         assert_eq!(drawn(&root), rebuild(&gate), "my-gate in {lang}");
         assert_eq!(drawn_refused(&root), refused(&gate), "my-gate in {lang}");
-        assert!(m.viewer.select_step(3));
+        assert!(m.viewer.select_step(JsValue::from(3_u32)));
         assert_current(&m, 3, 13, lang);
         click(&one(&root, "[data-step-next]"));
         assert_current(&m, 4, 13, lang);
@@ -526,7 +535,7 @@ async fn select_step_called_while_the_viewer_rebuilds_takes_effect() {
         .unwrap(),
     );
     let root = one(&host, "[data-lane-viewer]");
-    assert!(viewer.select_step(1));
+    assert!(viewer.select_step(JsValue::from(1_u32)));
     // What the page's handler saw: the current step, and whether select_step was accepted.
     type Seen = Rc<RefCell<Vec<(Option<u32>, bool)>>>;
     let seen: Seen = Rc::default();
@@ -534,7 +543,7 @@ async fn select_step_called_while_the_viewer_rebuilds_takes_effect() {
         let (viewer, seen) = (viewer.clone(), seen.clone());
         Closure::<dyn FnMut()>::new(move || {
             let current = viewer.current_step();
-            let accepted = viewer.select_step(7);
+            let accepted = viewer.select_step(JsValue::from(7_u32));
             seen.borrow_mut().push((current, accepted));
         })
     };
@@ -561,7 +570,10 @@ async fn select_step_called_while_the_viewer_rebuilds_takes_effect() {
     assert_eq!(attr(&cards[0], "data-step").as_deref(), Some("7"));
     assert_eq!(attr(&root, "lang").as_deref(), Some("ja"));
     viewer.destroy();
-    assert!(!viewer.select_step(2), "a destroyed viewer selects no step");
+    assert!(
+        !viewer.select_step(JsValue::from(2_u32)),
+        "a destroyed viewer selects no step"
+    );
     host.remove();
 }
 
@@ -571,7 +583,7 @@ async fn a_record_shown_again_keeps_its_timeline_but_not_its_old_step() {
     for lang in LANGS {
         let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
         let root = m.root();
-        assert!(m.viewer.select_step(12));
+        assert!(m.viewer.select_step(JsValue::from(12_u32)));
         assert_current(&m, 12, 13, lang);
         assert!(m.viewer.select("busy-project"));
         assert!(m.viewer.select("persistence-gate"));
@@ -599,5 +611,74 @@ async fn a_record_shown_again_keeps_its_timeline_but_not_its_old_step() {
         assert_eq!(drawn(&root), rebuild(&gate), "{other}");
         click(&one(&root, "[data-step-next]"));
         assert_current(&m, 0, 13, other);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_is_a_slider_that_names_its_keys_and_its_current_step() {
+    for (lang, hint, position) in [
+        ("en", "arrow keys", "Step 4 of 13"),
+        ("ja", "矢印キー", "ステップ 4（全 13 ステップ）"),
+    ] {
+        let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
+        let root = m.root();
+        let svg = timeline(&root);
+        assert_eq!(attr(&svg, "role").as_deref(), Some("slider"));
+        assert_eq!(attr(&svg, "tabindex").as_deref(), Some("0"));
+        assert_eq!(attr(&svg, "aria-valuemin").as_deref(), Some("1"));
+        assert_eq!(attr(&svg, "aria-valuemax").as_deref(), Some("13"));
+        let described = attr(&svg, "aria-describedby").unwrap();
+        let description: String = described
+            .split(' ')
+            .map(|id| text(&document().get_element_by_id(id).unwrap()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(description.contains(hint), "{lang}: {description}");
+        assert!(description.contains("R1"), "{lang}: the text alternative");
+        assert!(m.viewer.select_step(JsValue::from(3_u32)));
+        assert_eq!(attr(&svg, "aria-valuenow").as_deref(), Some("4"));
+        let valuetext = attr(&svg, "aria-valuetext").unwrap();
+        assert!(valuetext.starts_with(position), "{valuetext}");
+        svg.unchecked_ref::<web_sys::HtmlElement>().focus().ok();
+        key(&svg, "ArrowRight");
+        assert_eq!(attr(&svg, "aria-valuenow").as_deref(), Some("5"));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn every_state_in_the_legend_looks_different_and_is_named_once() {
+    for lang in LANGS {
+        let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
+        let root = m.root();
+        let keys = all(&root, "[data-legend]");
+        assert_eq!(
+            keys.len(),
+            3 + 7,
+            "{lang}: three lane states, seven reservation states"
+        );
+        let mut looks = Vec::new();
+        let mut names = Vec::new();
+        for key in &keys {
+            let swatch = one(key, ".lv-tl-sw");
+            let style = window().get_computed_style(&swatch).unwrap().unwrap();
+            let look: Vec<String> = [
+                "height",
+                "background-image",
+                "background-color",
+                "border-top-style",
+                "outline-style",
+            ]
+            .iter()
+            .map(|p| style.get_property_value(p).unwrap())
+            .collect();
+            let name = text(key);
+            assert!(
+                !looks.contains(&look),
+                "{lang}: {name} looks like another state: {look:?}"
+            );
+            assert!(!names.contains(&name), "{lang}: {name} twice");
+            looks.push(look);
+            names.push(name);
+        }
     }
 }

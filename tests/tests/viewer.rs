@@ -308,10 +308,10 @@ async fn hostile_strings_stay_inert_text() {
             "a hostile string ran as script"
         );
         assert!(
-            // The timeline's own drawings are the only SVG the viewer makes (issue 10).
+            // The timeline's drawing and its row labels are the only SVG the viewer makes.
             maybe(
                 &root,
-                "img, script, svg:not(.lv-tl-svg), iframe, b, [onerror], [onload], [onmouseover]"
+                "img, script, svg:not(.lv-tl-svg, .lv-tl-labels), iframe, b, [onerror], [onload], [onmouseover]"
             )
             .is_none(),
             "markup from the record became elements"
@@ -414,7 +414,7 @@ async fn a_record_shown_again_gets_its_own_panel_back_unchanged() {
     let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
     let root = m.root();
     let first_card = one(&root, "[data-step=\"0\"]");
-    assert!(m.viewer.select_step(1));
+    assert!(m.viewer.select_step(JsValue::from(1_u32)));
     assert!(m.viewer.select("stale-release"));
     assert_shows(&root, &stale, "en");
     assert!(m.viewer.select("busy-project"));
@@ -535,4 +535,180 @@ async fn the_selected_record_is_shown_before_the_others_arrive() {
     assert!(maybe(&host, ".lv-loading").is_none());
     viewer.destroy();
     host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn record_ids_go_into_the_deep_link_encoded_and_back_restores_their_panel() {
+    clear_hash();
+    let m = mount(&[("hash", JsValue::TRUE), ("lang", s("en"))]).await;
+    let root = m.root();
+    let hash = || window().location().hash().unwrap();
+    m.viewer.open_text("bad name.json", "not json".into());
+    assert_eq!(hash(), "#record=bad%20name.json&lang=en");
+    m.viewer
+        .open_text("x&record=busy-project.json", "not json".into());
+    assert_eq!(
+        hash(),
+        "#record=x%26record%3Dbusy-project.json&lang=en",
+        "the id stays one value"
+    );
+    tick().await;
+    assert_eq!(
+        m.viewer.selected().as_deref(),
+        Some("x&record=busy-project.json")
+    );
+    assert_eq!(error_codes(&root), ["INVALID_JSON"], "no UNKNOWN_RECORD");
+    click(&one(&root, "[role=tab][data-record-id=busy-project]"));
+    assert_eq!(hash(), "#record=busy-project&lang=en");
+    let panel = || attr(&one(&root, "[role=tabpanel]"), "data-selected-record");
+    let history = window().history().unwrap();
+    history.back().unwrap();
+    assert!(eventually(|| panel().as_deref() == Some("x&record=busy-project.json")).await);
+    history.back().unwrap();
+    assert!(eventually(|| panel().as_deref() == Some("bad name.json")).await);
+    assert_eq!(m.viewer.selected().as_deref(), Some("bad name.json"));
+    assert_eq!(error_codes(&root), ["INVALID_JSON"], "no UNKNOWN_RECORD");
+    history.forward().unwrap();
+    history.forward().unwrap();
+    assert!(eventually(|| panel().as_deref() == Some("busy-project")).await);
+    assert_shows(&root, &record("busy-project").await, "en");
+    drop(m);
+    clear_hash();
+}
+
+#[wasm_bindgen_test]
+async fn the_root_is_a_region_named_by_its_label_in_each_language() {
+    for (lang, label) in [
+        ("en", "Project lanes: saved records"),
+        ("ja", "プロジェクトレーン：保存された記録"),
+    ] {
+        let m = mount(&[("lang", s(lang))]).await;
+        let root = m.root();
+        assert_eq!(attr(&root, "role").as_deref(), Some("region"));
+        assert_eq!(attr(&root, "aria-label").as_deref(), Some(label));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn mount_refuses_a_language_it_does_not_speak_and_options_that_are_not_an_object() {
+    let refused = |options: JsValue| async move {
+        let error = lane_viewer::mount(host(), options)
+            .await
+            .err()
+            .expect("mount rejects");
+        js_sys::Error::from(error).message().as_string().unwrap()
+    };
+    let with_lang = |tag: &str| {
+        let object = js_sys::Object::new();
+        js_sys::Reflect::set(&object, &s("src"), &s(&site("records/index.json"))).unwrap();
+        js_sys::Reflect::set(&object, &s("lang"), &s(tag)).unwrap();
+        JsValue::from(object)
+    };
+    for tag in ["fr", "EN", "ja-JP", ""] {
+        let message = refused(with_lang(tag)).await;
+        assert!(
+            message.contains("lang") && message.contains("\"en\"") && message.contains("\"ja\""),
+            "{tag}: {message}"
+        );
+    }
+    for options in [
+        JsValue::from(js_sys::Array::new()),
+        JsValue::from(5),
+        s("records/index.json"),
+        JsValue::TRUE,
+    ] {
+        let message = refused(options.clone()).await;
+        assert!(message.contains("object"), "{options:?}: {message}");
+    }
+    // What a page would leave behind: no viewer.
+    assert!(
+        all(&document().body().unwrap(), "[data-lane-viewer]")
+            .iter()
+            .all(|v| v.is_connected())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_destroyed_viewer_has_no_selection_and_no_step() {
+    let m = mount(&[("lang", s("en")), ("record", s("busy-project"))]).await;
+    assert!(m.viewer.select_step(JsValue::from(2_u32)));
+    m.viewer.destroy();
+    assert_eq!(m.viewer.selected(), None);
+    assert_eq!(m.viewer.current_step(), None);
+}
+
+#[wasm_bindgen_test]
+async fn select_step_refuses_what_is_not_a_step_number() {
+    let host = host();
+    let viewer = try_mount(&host, &[("lang", s("en")), ("record", s("busy-project"))])
+        .await
+        .unwrap();
+    let root = one(&host, "[data-lane-viewer]");
+    // The handle as a page holds it: the JavaScript class, whose methods convert their
+    // arguments.
+    let object: JsValue = viewer.into();
+    let call = |method: &str, value: &JsValue| -> JsValue {
+        let function: js_sys::Function = js_sys::Reflect::get(&object, &s(method)).unwrap().into();
+        function.call1(&object, value).unwrap()
+    };
+    for value in [
+        JsValue::UNDEFINED,
+        JsValue::NULL,
+        JsValue::from(f64::NAN),
+        JsValue::from(2.7),
+        JsValue::from(-1),
+        JsValue::from(5),
+        JsValue::from(4_294_967_301.0),
+        JsValue::from(f64::INFINITY),
+        s("3"),
+        JsValue::TRUE,
+    ] {
+        assert_eq!(call("select_step", &value), JsValue::FALSE, "{value:?}");
+        assert_eq!(attr(&root, "data-current-step"), None, "{value:?}");
+    }
+    assert_eq!(call("select_step", &JsValue::from(4)), JsValue::TRUE);
+    assert_eq!(attr(&root, "data-current-step").as_deref(), Some("4"));
+    assert_eq!(call("select_step", &JsValue::from(0.0)), JsValue::TRUE);
+    assert_eq!(attr(&root, "data-current-step").as_deref(), Some("0"));
+    call("destroy", &JsValue::UNDEFINED);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_single_record_over_the_limit_named_by_src_is_a_record_too_large() {
+    let m = mount(&[
+        ("src", s("fixtures/oversized/big-record.json")),
+        ("lang", s("en")),
+    ])
+    .await;
+    assert_eq!(error_codes(&m.root()), ["RECORD_TOO_LARGE"]);
+    let words = text(&m.root());
+    assert!(words.contains("The record file is too large"), "{words}");
+    assert!(!words.contains("index"), "{words}");
+}
+
+/// Built panels and timelines are kept in one cache of 16 (record, language) pairs: a record
+/// shown again soon gets its drawing back; after 16 others it is drawn afresh (nothing else
+/// holds on to it).
+#[wasm_bindgen_test]
+async fn a_record_shown_again_after_sixteen_others_is_drawn_afresh() {
+    let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
+    let root = m.root();
+    let first = one(&root, "[data-timeline]");
+    for i in 0..3 {
+        let id = format!("soon-{i}");
+        m.viewer
+            .open_text(&format!("{id}.json"), one_claim_record(&id));
+    }
+    assert!(m.viewer.select("busy-project"));
+    assert_eq!(one(&root, "[data-timeline]"), first, "kept");
+    for i in 0..20 {
+        let id = format!("later-{i}");
+        m.viewer
+            .open_text(&format!("{id}.json"), one_claim_record(&id));
+    }
+    assert!(m.viewer.select("busy-project"));
+    let again = one(&root, "[data-timeline]");
+    assert_ne!(again, first, "dropped from the cache");
+    assert_shows(&root, &record("busy-project").await, "en");
 }

@@ -2,7 +2,7 @@
 //! and attribute values: never as markup.
 
 use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, Event, EventTarget};
+use web_sys::{Document, Element, Event, EventTarget, Node};
 
 /// Creates `<tag class=…>` with optional text.
 pub fn el(doc: &Document, tag: &str, class: &str, text: Option<&str>) -> Element {
@@ -33,9 +33,37 @@ pub fn append_text(parent: &Element, doc: &Document, text: &str) {
         .unwrap_throw();
 }
 
+/// `value` as an element, from whichever window it comes: `instanceof` (`dyn_into`) would
+/// refuse an element of another same-origin document, such as an iframe's a page mounts into.
+pub fn as_element(value: JsValue) -> Option<Element> {
+    if !value.is_object() {
+        return None;
+    }
+    let node: &Node = value.unchecked_ref();
+    (node.node_type() == Node::ELEMENT_NODE).then(|| value.unchecked_into())
+}
+
+/// `event` as the event type it is named for (`keydown`, `click`, `drop`), from whichever
+/// window it comes (see [`as_element`]).
+pub fn event_as<'a, T: JsCast>(event: &'a Event, kind: &str) -> Option<&'a T> {
+    (event.type_() == kind).then(|| event.unchecked_ref::<T>())
+}
+
 /// Removes every child of `element`.
 pub fn clear(element: &Element) {
     element.set_text_content(None);
+}
+
+/// Lets the browser run its other tasks (input, rendering) before going on.
+pub async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        } else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// An event listener that is removed when dropped: registered once, owned by the viewer.

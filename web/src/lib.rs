@@ -7,8 +7,10 @@
 //! step.
 //!
 //! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
-//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), the browser's
-//! JSON parser and `serde-wasm-bindgen` (no `serde_json` in the wasm).
+//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), reads files
+//! with the core's one reader (`project_lanes::record::json`, serde_json), so it gives the
+//! verdict `lane-records replay` gives the same bytes, and `serde-wasm-bindgen` for `mount`'s
+//! options.
 //!
 //! ```js
 //! import init, { mount } from "./pkg/lane_viewer.js";
@@ -23,17 +25,24 @@
 //! viewer.open_text("mine.json", text); // a record or an index held as text
 //! viewer.select("stale-release");
 //! viewer.set_lang("en");
-//! viewer.select_step(4);        // the timeline's current step (from 0; `step=5` in the link)
+//! viewer.select_step(4);        // the timeline's current step (from 0; `step=5` in the link);
+//!                               // `false` for anything but a whole number of a step
 //! viewer.destroy();
 //! ```
 
 mod app;
+mod deep_link;
+mod describe;
 mod dom;
+pub mod entry;
 pub mod i18n;
 pub mod load;
 mod panels;
+pub mod read;
 mod render;
+mod steps;
 pub mod timeline;
+mod tree;
 mod verify;
 
 use serde::Deserialize;
@@ -109,7 +118,7 @@ impl Viewer {
     /// Opens a record or an index held as text, as if the person had opened a file `name`:
     /// it becomes a tab (marked with `name`) and is selected. Nothing is fetched or uploaded.
     pub fn open_text(&self, name: &str, text: String) {
-        let file = load::Opened {
+        let file = entry::Opened {
             name: name.to_string(),
             bytes: Ok(text.into_bytes()),
         };
@@ -123,14 +132,18 @@ impl Viewer {
         App::settled(&self.core.mirror)
     }
 
-    /// Timeline (issue 10): makes step `n` (from 0, like `data-step`) the current step: its card
-    /// is highlighted and scrolled into view, its column marked, and the deep link (if followed)
-    /// carries it as `step=n+1`. Returns `false` if the selected record has no such step. Called
-    /// while the viewer is changing the page, it takes effect right after that change.
-    pub fn select_step(&self, n: u32) -> bool {
+    /// Makes step `n` (from 0, like `data-step`) the current step of the timeline: its card is
+    /// highlighted and scrolled into view, its column marked, and the deep link (if followed)
+    /// carries it as `step=n+1`. Returns `false`, changing nothing, unless `n` is a whole number
+    /// (a JavaScript number, not a string) of a step of the selected record: `undefined`,
+    /// `null`, `NaN`, `2.7`, `-1` and numbers past the last step are all refused. Called while
+    /// the viewer is changing the page, it takes effect right after that change.
+    pub fn select_step(&self, n: JsValue) -> bool {
         let mirror = &self.core.mirror;
-        let n = n as usize;
-        if mirror.destroyed.get() || n >= mirror.steps.get() {
+        let Some(n) = step_number(&n, mirror.steps.get()) else {
+            return false;
+        };
+        if mirror.destroyed.get() {
             return false;
         }
         self.core.call(move |app| {
@@ -139,15 +152,21 @@ impl Viewer {
         true
     }
 
-    /// Timeline (issue 10): the current step (from 0), if one is selected.
+    /// The current step of the timeline (from 0), if one is selected.
     #[wasm_bindgen(getter)]
     pub fn current_step(&self) -> Option<u32> {
+        if self.core.mirror.destroyed.get() {
+            return None;
+        }
         self.core.mirror.current_step.get().map(|n| n as u32)
     }
 
-    /// The selected record's id, if any record loaded.
+    /// The selected record's id, if any record loaded; nothing once destroyed.
     #[wasm_bindgen(getter)]
     pub fn selected(&self) -> Option<String> {
+        if self.core.mirror.destroyed.get() {
+            return None;
+        }
         self.core.mirror.selected.borrow().clone()
     }
 
@@ -165,26 +184,18 @@ impl Viewer {
 }
 
 /// Mounts a viewer inside `element` and resolves once the first record is rendered (or the
-/// loading error is shown). Rejects only for bad options.
+/// loading error is shown). Rejects only for bad options: not an object, an unknown name, a
+/// value of the wrong type, or a `lang` other than `"en"` and `"ja"`.
 #[wasm_bindgen]
 pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue> {
-    let options: Options = if options.is_undefined() || options.is_null() {
-        Options::default()
-    } else {
-        // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
-        if let Some(object) = options.dyn_ref::<js_sys::Object>() {
-            for key in js_sys::Object::keys(object).iter() {
-                let key = key.as_string().unwrap_or_default();
-                if !OPTION_NAMES.contains(&key.as_str()) {
-                    return Err(js_sys::TypeError::new(&format!(
-                        "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`"
-                    ))
-                    .into());
-                }
-            }
-        }
-        serde_wasm_bindgen::from_value(options)
-            .map_err(|e| js_sys::TypeError::new(&format!("lane-viewer options: {e}")))?
+    let options = read_options(options).map_err(|e| js_sys::TypeError::new(&e))?;
+    let lang = match options.lang.as_deref() {
+        None => None,
+        Some(tag) => Some(Lang::from_tag(tag).ok_or_else(|| {
+            js_sys::TypeError::new(&format!(
+                "lane-viewer options: lang must be \"en\" or \"ja\", not \"{tag}\""
+            ))
+        })?),
     };
     let hash = options.hash.unwrap_or(false);
     if hash
@@ -196,14 +207,8 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         )
         .into());
     }
-    let deep = if hash { app::read_hash() } else { (None, None) };
-    let lang = options
-        .lang
-        .as_deref()
-        .and_then(Lang::from_tag)
-        .or(deep.1)
-        .or_else(browser_lang)
-        .unwrap_or(Lang::En);
+    let deep = if hash { deep_link::read().lang } else { None };
+    let lang = lang.or(deep).or_else(browser_lang).unwrap_or(Lang::En);
     let core = App::create(&element, lang, hash, options.open.unwrap_or(true));
     app::Core::keep(&core);
     App::listen(&core);
@@ -238,6 +243,37 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         Err(error) => core.call(move |app| app.loaded(Err(error), record)),
     }
     Ok(Viewer { core })
+}
+
+/// `mount`'s options: absent (`undefined`, `null`) or a plain object of known names.
+fn read_options(options: JsValue) -> Result<Options, String> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(Options::default());
+    }
+    if !options.is_object() || js_sys::Array::is_array(&options) {
+        return Err(
+            "lane-viewer options: expected an object such as { src: \"records/index.json\" }, or nothing"
+                .into(),
+        );
+    }
+    // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
+    for key in js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>()).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !OPTION_NAMES.contains(&key.as_str()) {
+            return Err(format!(
+                "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`"
+            ));
+        }
+    }
+    serde_wasm_bindgen::from_value(options).map_err(|e| format!("lane-viewer options: {e}"))
+}
+
+/// A step of a record of `steps` steps: a JavaScript number that is a whole number below
+/// `steps`, nothing else.
+fn step_number(value: &JsValue, steps: usize) -> Option<usize> {
+    let n = value.as_f64()?;
+    // `n as usize` would turn NaN into 0, 2.7 into 2 and -1 into 0: refuse them first.
+    (n >= 0.0 && n.fract() == 0.0 && n < steps as f64).then_some(n as usize)
 }
 
 /// The first of the browser's preferred languages that the viewer speaks.

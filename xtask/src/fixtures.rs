@@ -1,4 +1,5 @@
-//! The site the browser tests and benchmarks fetch from: the committed records, files broken in
+//! The site the browser tests and benchmarks fetch from: the committed records, the corpus of
+//! `records/tests/corpus/` (one verdict for the viewer and the command line), files broken in
 //! every way the viewer must survive, a record full of hostile strings, and large synthetic
 //! records. Everything is generated here, so hashes in the fixture indexes are always right
 //! (or wrong on purpose).
@@ -28,6 +29,13 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
     copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    // The corpus of hostile and edge-case record files with their expected verdicts, which
+    // `lane-records replay` must give too (`records/tests/corpus.rs`).
+    let corpus = root.join("records/tests/corpus");
+    for file in std::fs::read_dir(&corpus)? {
+        let name = file?.file_name();
+        copy(&corpus.join(&name), &site.join("corpus").join(&name))?;
+    }
     let good = std::fs::read(root.join("records/busy-project.json"))?;
     let stale = std::fs::read(root.join("records/stale-release.json"))?;
 
@@ -81,6 +89,8 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     write_index(&twice, entries)?;
 
     hardening(&site, &good, &stale)?;
+    dense_refusals(&site)?;
+    oversized_record(&site)?;
 
     for steps in BENCH_STEPS
         .into_iter()
@@ -199,7 +209,7 @@ pub fn large(steps: usize) -> Result<Record> {
     Ok(rec.finish()?)
 }
 
-/// Fixtures of the viewer's hardening and verification tests (issues 9 and 13).
+/// Fixtures of the viewer's hardening and verification tests.
 fn hardening(site: &Path, good: &[u8], stale: &[u8]) -> Result<()> {
     let fixtures = site.join("fixtures");
 
@@ -298,6 +308,57 @@ fn hardening(site: &Path, good: &[u8], stale: &[u8]) -> Result<()> {
         )],
     )?;
     Ok(())
+}
+
+/// A record of 10,000 steps of which 1,200 are refused (a second claim of the held project six
+/// times in each block of 50 steps): the timeline must count its refused marks per bucket.
+fn dense_refusals(site: &Path) -> Result<()> {
+    let projects = ["alpha", "beta", "gamma", "quiet"];
+    let mut rec = Recorder::new(
+        "dense-refusals",
+        text("Many refused claims", "多くの拒否された取得"),
+        text(
+            "A synthetic record with a refused claim every eight steps.",
+            "8 ステップごとに取得が拒否される合成記録です。",
+        ),
+        &projects,
+        "quiet",
+    )?;
+    for block in 0..200 {
+        let project = projects[block % 3];
+        for at in 0..50 {
+            if at == 0 {
+                rec.claim(project, &format!("run-{block}"));
+            } else if at == 49 {
+                rec.release(&format!("L{}", block + 1), "succeeded");
+            } else if at % 8 == 3 {
+                rec.claim(project, &format!("late-{block}-{at}"));
+            } else {
+                rec.view(project);
+            }
+        }
+    }
+    let dir = site.join("fixtures/dense-refusals");
+    let bytes = to_json(&rec.finish()?);
+    write(&dir.join("dense-refusals.json"), &bytes)?;
+    write_index(
+        &dir,
+        vec![entry(
+            "dense-refusals",
+            "dense-refusals.json",
+            sha256_hex(&bytes),
+            &bytes,
+        )],
+    )
+}
+
+/// A single record file over the 16 MiB limit, for `src` (it names a record, not an index).
+fn oversized_record(site: &Path) -> Result<()> {
+    let mut bytes =
+        br#"{"format": "project-lanes/record", "version": 1, "id": "big", "padding": ""#.to_vec();
+    bytes.resize(bytes.len() + 17 * 1024 * 1024, b'x');
+    bytes.extend_from_slice(b"\"}\n");
+    write(&site.join("fixtures/oversized/big-record.json"), &bytes)
 }
 
 fn label(id: &str) -> project_lanes::Label {

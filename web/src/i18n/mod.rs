@@ -7,7 +7,7 @@ use project_lanes::dispatch::{DispatchError, ReservationState};
 use project_lanes::record::Op;
 use project_lanes::{LaneError, LaneState, Outcome};
 
-// The timeline's own messages (issue 10), in their own file.
+// The timeline's own messages, in their own file.
 pub mod timeline;
 
 /// A display language.
@@ -91,12 +91,21 @@ pub enum Msg {
     JobDispatched,
     NothingDispatched,
     SavingFinalState,
-    Settled,
+    SettledSaved,
+    SettledSaveFailed,
+    Labelled,
+    Exact,
+    LabelQueue,
+    LabelProject,
+    LabelRun,
+    LabelState,
+    LabelOutcome,
     OpenRecords,
     OpenNote,
     TabFailed,
     Verifying,
     Verified,
+    VerifiedOne,
     MismatchStep,
     MismatchFinal,
     SavedVsCore,
@@ -222,12 +231,21 @@ pub fn all_messages() -> Vec<Msg> {
         JobDispatched,
         NothingDispatched,
         SavingFinalState,
-        Settled,
+        SettledSaved,
+        SettledSaveFailed,
+        Labelled,
+        Exact,
+        LabelQueue,
+        LabelProject,
+        LabelRun,
+        LabelState,
+        LabelOutcome,
         OpenRecords,
         OpenNote,
         TabFailed,
         Verifying,
         Verified,
+        VerifiedOne,
         MismatchStep,
         MismatchFinal,
         SavedVsCore,
@@ -272,6 +290,19 @@ pub fn fill_all(template: &str, values: &[&str]) -> String {
         rest = tail.get(2..).unwrap_or_default();
     }
     out.push_str(rest);
+    out
+}
+
+/// `n` with its digits grouped by three (`10,000`), as both languages write counts.
+pub fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
     out
 }
 
@@ -330,9 +361,17 @@ fn en(msg: Msg) -> &'static str {
         ReservationsAfterStep => "Reservations after this step",
         ReservationEntered => "reservation {}",
         JobDispatched => "{} given the lane",
-        NothingDispatched => "nothing can start · waiting in this queue: {}",
+        NothingDispatched => "no reservation can start · waiting in this queue: {}",
         SavingFinalState => "saving the final state of {}; the lane stays held",
-        Settled => "{} saved and released",
+        SettledSaved => "{} saved, lane released",
+        SettledSaveFailed => "saving {} failed, lane released",
+        Labelled => "{}: {}",
+        Exact => "{} ({})",
+        LabelQueue => "queue",
+        LabelProject => "project",
+        LabelRun => "run",
+        LabelState => "state",
+        LabelOutcome => "outcome",
         OpenRecords => "Open records…",
         OpenNote => {
             "Open or drop record files (.json) to view them: they are read in this browser and never uploaded."
@@ -340,6 +379,7 @@ fn en(msg: Msg) -> &'static str {
         TabFailed => "(could not be shown)",
         Verifying => "Replaying on the core in this browser: {} of {} steps match so far…",
         Verified => "Replayed on the core in this browser: all {} steps match",
+        VerifiedOne => "Replayed on the core in this browser: its {} step matches",
         MismatchStep => "Step {} ({}) does not match the core:",
         MismatchFinal => "The lanes after the last step do not match the core:",
         SavedVsCore => "saved {}, the core returns {}",
@@ -394,13 +434,13 @@ fn en(msg: Msg) -> &'static str {
             }
             DispatchError::NotDispatched => "Only a dispatched reservation can finish its work.",
             DispatchError::NotPersisting => {
-                "Only a reservation whose final state is being saved can complete; a repeated or late completion changes nothing."
+                "Only a reservation whose final state is being saved can report its save; a repeated or late report changes nothing."
             }
             DispatchError::NotUnresolved => "Only an unresolved reservation can be resolved.",
         },
         Reservation(state) => match state {
             ReservationState::Queued => "waiting",
-            ReservationState::Dispatched => "running",
+            ReservationState::Dispatched => "dispatched",
             ReservationState::Persisting => "saving",
             ReservationState::Done => "done",
             ReservationState::Cancelled => "cancelled",
@@ -449,9 +489,7 @@ fn ja(msg: Msg) -> &'static str {
         RunColumn => "実行",
         Idle => "空き",
         Untouched => "手つかず",
-        UntouchedExplained => {
-            "{} は手つかずです。どのステップも取得せず、最初から最後まで空きのままです。"
-        }
+        UntouchedExplained => "{} はどのステップでも取得されず、最初から最後まで空きのままです。",
         Accepted => "受理",
         Refused => "拒否",
         Inputs => "入力",
@@ -468,22 +506,31 @@ fn ja(msg: Msg) -> &'static str {
         ReservationsAfterStep => "このステップ後の予約",
         ReservationEntered => "予約 {}",
         JobDispatched => "{} にレーンを割り当て",
-        NothingDispatched => "開始できるものはありません · このキューで待機中: {}",
+        NothingDispatched => "開始できる予約はありません · このキューで待機中の予約：{} 件",
         SavingFinalState => "{} の最終状態を保存中。レーンは使用中のまま",
-        Settled => "{} を保存してレーンを解放",
+        SettledSaved => "{} を保存、レーンを解放",
+        SettledSaveFailed => "{} の保存に失敗、レーンを解放",
+        Labelled => "{}：{}",
+        Exact => "{}（{}）",
+        LabelQueue => "キュー",
+        LabelProject => "プロジェクト",
+        LabelRun => "実行",
+        LabelState => "状態",
+        LabelOutcome => "結果",
         OpenRecords => "記録を開く…",
         OpenNote => {
             "記録ファイル（.json）を開くかここにドロップすると表示できます。ファイルはこのブラウザの中で読み込まれ、アップロードされません。"
         }
         TabFailed => "（表示できません）",
-        Verifying => "このブラウザでコアに再生しています：{} / {} ステップが一致…",
-        Verified => "このブラウザでコアに再生しました：全 {} ステップが一致します",
+        Verifying => "このブラウザ上のコアで再生しています：{} / {} ステップが一致…",
+        Verified => "このブラウザ上のコアで再生しました：全 {} ステップが一致します",
+        VerifiedOne => "このブラウザ上のコアで再生しました：{} ステップが一致します",
         MismatchStep => "ステップ {}（{}）がコアと一致しません：",
         MismatchFinal => "最後のステップ後のレーンがコアと一致しません：",
         SavedVsCore => "保存された応答は {}、コアの応答は {}",
         LaneSavedVsCore => "レーン {}：保存された状態は {}、コアでは {}",
         ReservationSavedVsCore => "予約 {}：保存された状態は {}、コアでは {}",
-        InvalidLine => "この記録は記録の形式に合っていないため、再生していません：",
+        InvalidLine => "この記録は形式の規則に合っていないため、再生していません：",
         Op(op) => match op {
             project_lanes::record::Op::Claim => "取得",
             project_lanes::record::Op::RequestStop => "停止要求",
@@ -508,19 +555,19 @@ fn ja(msg: Msg) -> &'static str {
         },
         LaneError(error) => match error {
             project_lanes::LaneError::InvalidLabel => {
-                "プロジェクトまたは実行のラベルが規則に合いません。英数字と「.」「_」「-」からなる1〜80文字で、先頭は英数字である必要があります。"
+                "プロジェクトまたは実行のラベルが規則に合いません。半角英数字と「.」「_」「-」からなる1〜80文字で、先頭は半角英数字である必要があります。"
             }
             project_lanes::LaneError::ProjectBusy => {
-                "このプロジェクトのレーンは別の実行が保持しています。待ち行列には入らず、次の対応は呼び出し側が決めます。"
+                "このプロジェクトのレーンは別の実行が保持しています。キューには入らず、次の対応は呼び出し側が決めます。"
             }
             project_lanes::LaneError::InvalidLease => {
                 "渡された値はレーンが発行したリースではありません。"
             }
             project_lanes::LaneError::LeaseNotCurrent => {
-                "このリースはもうレーンを保持していません（解放済みか、プロジェクトが別の実行に取得し直されています）。何も変更されていません。"
+                "このリースはもうレーンを保持していません（解放済みか、別の実行がプロジェクトを取得し直しています）。何も変更されていません。"
             }
             project_lanes::LaneError::InvalidOutcome => {
-                "結果は succeeded・failed・cancelled・needs_review のいずれかでなければなりません。レーンには届かず、レーンは使用中のままです。"
+                "結果は succeeded・failed・cancelled・needs_review のいずれかでなければなりません。この要求は受け付けられず、レーンは使用中のままです。"
             }
         },
         Dispatch(error) => match error {
@@ -532,13 +579,13 @@ fn ja(msg: Msg) -> &'static str {
             }
             DispatchError::NotDispatched => "作業を終了できるのは割り当て済みの予約だけです。",
             DispatchError::NotPersisting => {
-                "完了できるのは最終状態を保存中の予約だけです。重複した完了や遅れた完了では何も変わりません。"
+                "保存結果を報告できるのは最終状態を保存中の予約だけです。重複した報告や遅れた報告では何も変わりません。"
             }
             DispatchError::NotUnresolved => "解決できるのは未解決の予約だけです。",
         },
         Reservation(state) => match state {
             ReservationState::Queued => "待機中",
-            ReservationState::Dispatched => "実行中",
+            ReservationState::Dispatched => "割り当て済み",
             ReservationState::Persisting => "保存中",
             ReservationState::Done => "完了",
             ReservationState::Cancelled => "取り消し済み",
@@ -559,7 +606,7 @@ fn ja(msg: Msg) -> &'static str {
             ViewerError::InvalidRecord => "記録の形式に合っていません。",
             ViewerError::RecordTooLarge => "記録ファイルが大きすぎるため表示できません。",
             ViewerError::UnknownRecord => "この ID の記録は一覧にありません。",
-            ViewerError::InvalidIndex => "記録の一覧が一覧の形式に合っていません。",
+            ViewerError::InvalidIndex => "記録の一覧が所定の形式に合っていません。",
             ViewerError::EmptyIndex => "記録の一覧に記録がありません。",
             ViewerError::IndexTooLarge => "記録の一覧のファイルが大きすぎるため読み込めません。",
             ViewerError::DuplicateRecord => "この ID の記録はすでに表示されています。",
@@ -575,16 +622,17 @@ mod tests {
     #[test]
     fn every_message_exists_in_both_languages() {
         let all = all_messages();
-        assert_eq!(all.len(), 45 + 10 + 2 + 4 + 5 + 6 + 7 + 14);
+        assert_eq!(all.len(), 54 + 10 + 2 + 4 + 5 + 6 + 7 + 14);
         for msg in all {
             let (en, ja) = (text(Lang::En, msg), text(Lang::Ja, msg));
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{msg:?}");
             assert_ne!(en, ja, "{msg:?} is not translated");
-            // Japanese text is written in Japanese: it has kana or kanji, except where the
-            // message is a bare term (none are) — so every message must have some.
+            // Japanese text is written in Japanese: it has kana or kanji, except the two
+            // templates of punctuation alone (`{}：{}`, `{}（{}）`).
             assert!(
-                ja.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c)
-                    || ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                matches!(msg, Msg::Labelled | Msg::Exact)
+                    || ja.chars().any(|c| ('\u{3040}'..='\u{30ff}').contains(&c)
+                        || ('\u{4e00}'..='\u{9fff}').contains(&c)),
                 "{msg:?}: {ja}"
             );
             assert_eq!(
@@ -606,6 +654,15 @@ mod tests {
             fill(text(Lang::En, Msg::QueuesLabel), "a, b"),
             "Queues: a, b"
         );
+    }
+
+    #[test]
+    fn counts_are_grouped_by_three_digits() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1_000), "1,000");
+        assert_eq!(group(10_000), "10,000");
+        assert_eq!(group(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -20,6 +20,16 @@ pub enum TlMsg {
     Position,
     /// No step selected yet; `{0}`: the number of steps.
     NoPosition,
+    /// No step selected yet in a record of one step; `{0}`: 1.
+    NoPositionOne,
+    /// The keys of the timeline, for assistive technologies.
+    KeysHint,
+    /// The visible note that the drawing scrolls sideways.
+    ScrollHint,
+    /// The accessible name of the timeline (a slider over the steps).
+    SliderLabel,
+    /// Legend: the mark of refused steps close together, with their count.
+    RefusedBucket,
     /// Group heading of the lane rows.
     LanesGroup,
     /// Group heading of one queue's reservations; `{0}`: the queue.
@@ -38,6 +48,8 @@ pub enum TlMsg {
     Legend,
     /// Text alternative: the opening sentence; `{0}`: the number of steps.
     AltIntro,
+    /// Text alternative of a record of one step.
+    AltIntroOne,
     /// Text alternative: one row's name and what happened in it; `{0}`: name, `{1}`: spans.
     AltRow,
     /// The untouched project's row label and name in the text alternative; `{0}`: the project.
@@ -62,12 +74,17 @@ pub enum TlMsg {
 
 impl TlMsg {
     /// Every message, for the completeness test.
-    pub const ALL: [TlMsg; 24] = [
+    pub const ALL: [TlMsg; 30] = [
         TlMsg::Heading,
         TlMsg::Previous,
         TlMsg::Next,
         TlMsg::Position,
         TlMsg::NoPosition,
+        TlMsg::NoPositionOne,
+        TlMsg::KeysHint,
+        TlMsg::ScrollHint,
+        TlMsg::SliderLabel,
+        TlMsg::RefusedBucket,
         TlMsg::LanesGroup,
         TlMsg::QueueGroup,
         TlMsg::RefusedBand,
@@ -77,6 +94,7 @@ impl TlMsg {
         TlMsg::LegendReservations,
         TlMsg::Legend,
         TlMsg::AltIntro,
+        TlMsg::AltIntroOne,
         TlMsg::AltRow,
         TlMsg::AltUntouched,
         TlMsg::AltReservation,
@@ -100,6 +118,13 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             Next => "Next step",
             Position => "Step {0} of {1}",
             NoPosition => "{0} steps · select a step in the timeline",
+            NoPositionOne => "{0} step · select it in the timeline",
+            KeysHint => {
+                "Choose a step with the arrow keys, Home and End; its card below is highlighted."
+            }
+            ScrollHint => "The timeline scrolls sideways →",
+            SliderLabel => "Timeline: current step",
+            RefusedBucket => "refused steps close together, with their count",
             LanesGroup => "Lanes",
             QueueGroup => "Queue {0}",
             RefusedBand => "Refused",
@@ -109,6 +134,7 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             LegendReservations => "Reservations:",
             Legend => "Legend",
             AltIntro => "Timeline of {0} steps.",
+            AltIntroOne => "Timeline of {0} step.",
             AltRow => "{0}: {1}.",
             AltUntouched => "{0} (untouched)",
             AltReservation => "Reservation {0} ({1}, {2})",
@@ -126,6 +152,13 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             Next => "次のステップ",
             Position => "ステップ {0}（全 {1} ステップ）",
             NoPosition => "全 {0} ステップ · タイムラインでステップを選べます",
+            NoPositionOne => "全 {0} ステップ · タイムラインで選べます",
+            KeysHint => {
+                "矢印キーと Home・End でステップを選べます。選んだステップは下のカードで強調されます。"
+            }
+            ScrollHint => "タイムラインは横にスクロールできます →",
+            SliderLabel => "タイムライン：現在のステップ",
+            RefusedBucket => "近接する拒否されたステップ（件数付き）",
             LanesGroup => "レーン",
             QueueGroup => "キュー {0}",
             RefusedBand => "拒否",
@@ -135,6 +168,7 @@ pub fn tl(lang: Lang, msg: TlMsg) -> &'static str {
             LegendReservations => "予約：",
             Legend => "凡例",
             AltIntro => "全 {0} ステップのタイムライン。",
+            AltIntroOne => "{0} ステップのタイムライン。",
             AltRow => "{0}：{1}。",
             AltUntouched => "{0}（手つかず）",
             AltReservation => "予約 {0}（{1}、{2}）",

@@ -1,0 +1,117 @@
+//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>]` in the page's address. Ids are
+//! percent-encoded (`encodeURIComponent`), so an id with `&`, `=`, `#` or a space stays one
+//! value and comes back as it was; steps are counted from 1, as readers count.
+
+use crate::i18n::Lang;
+
+/// What a deep link asks for.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Link {
+    pub record: Option<String>,
+    pub lang: Option<Lang>,
+    /// The step, from 0.
+    pub step: Option<usize>,
+}
+
+/// The page's deep link.
+pub fn read() -> Link {
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    parse(&hash, decode)
+}
+
+/// Parses a deep link, decoding values with `decode`; unknown keys, languages and steps are
+/// ignored.
+pub fn parse(hash: &str, decode: impl Fn(&str) -> String) -> Link {
+    let mut link = Link::default();
+    for pair in hash.trim_start_matches('#').split('&') {
+        match pair.split_once('=') {
+            Some(("record", id)) if !id.is_empty() => link.record = Some(decode(id)),
+            Some(("lang", tag)) => link.lang = Lang::from_tag(tag).or(link.lang),
+            Some(("step", n)) => link.step = parse_step(n).or(link.step),
+            _ => {}
+        }
+    }
+    link
+}
+
+/// `step=<n>`'s value (from 1) as a step from 0.
+fn parse_step(n: &str) -> Option<usize> {
+    if n.is_empty() || n.len() > 9 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse::<usize>().ok()?.checked_sub(1)
+}
+
+/// `decodeURIComponent`, or the text as it is if it is not valid percent-encoding.
+fn decode(value: &str) -> String {
+    js_sys::decode_uri_component(value)
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// The page's hash with `record`, `lang` and `step` set: the page's other keys (such as the
+/// standalone page's `src=`) are kept, first.
+pub fn write(current: &str, id: &str, lang: Lang, step: Option<usize>) -> String {
+    let mut hash = String::from("#");
+    for pair in current.trim_start_matches('#').split('&') {
+        let key = pair.split('=').next().unwrap_or_default();
+        if !pair.is_empty() && key != "record" && key != "lang" && key != "step" {
+            hash.push_str(pair);
+            hash.push('&');
+        }
+    }
+    hash.push_str("record=");
+    hash.push_str(&String::from(js_sys::encode_uri_component(id)));
+    hash.push_str("&lang=");
+    hash.push_str(lang.tag());
+    if let Some(n) = step {
+        hash.push_str("&step=");
+        hash.push_str(&(n + 1).to_string());
+    }
+    hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(hash: &str) -> Link {
+        parse(hash, |v| v.to_string())
+    }
+
+    #[test]
+    fn deep_links_name_a_record_a_language_and_a_step() {
+        assert_eq!(
+            plain("#record=busy-project&lang=ja"),
+            Link {
+                record: Some("busy-project".into()),
+                lang: Some(Lang::Ja),
+                step: None
+            }
+        );
+        assert_eq!(plain("#lang=fr&record="), Link::default());
+        assert_eq!(plain(""), Link::default());
+        assert_eq!(plain("#x=1&record=a").record.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn record_values_are_decoded() {
+        let link = parse("#record=bad%20name.json&lang=en", |v| v.replace("%20", " "));
+        assert_eq!(link.record.as_deref(), Some("bad name.json"));
+    }
+
+    #[test]
+    fn deep_links_count_steps_from_one() {
+        let step = |hash: &str| plain(hash).step;
+        assert_eq!(step("#record=a&lang=en&step=5"), Some(4));
+        assert_eq!(step("#step=1"), Some(0));
+        assert_eq!(step("#step=0"), None);
+        assert_eq!(step("#step=-1"), None);
+        assert_eq!(step("#step=2x"), None);
+        assert_eq!(step("#record=a"), None);
+        assert_eq!(step("#step=99999999999"), None);
+    }
+}

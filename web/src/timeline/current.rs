@@ -1,0 +1,341 @@
+//! The current step: the step bar (previous, where we are and what the step did, next), the
+//! requests that move it (clicks on a column, the timeline's keys, the buttons), and showing it
+//! everywhere (the column marker, the highlighted card, the slider's value).
+//!
+//! The step bar stays at the top of the view while the panel scrolls (`position: sticky`), so
+//! Previous and Next stay where the reader pressed them; a card scrolled into view never pushes
+//! the focused control out of view (WCAG 2.4.11): if it would, the control is brought back.
+
+use project_lanes::record::Step;
+use wasm_bindgen::prelude::*;
+use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
+
+use super::draw::{Geometry, WIDTH, no_position};
+use crate::dom::{as_element, attr, el, event_as};
+use crate::i18n::timeline::{TlMsg, fill_n, tl};
+use crate::i18n::{Lang, Msg, group, text};
+use crate::tree::{ROOT, Tree, px};
+
+/// The step bar: previous, the current step (a live region) and next.
+pub fn bar(doc: &Document, lang: Lang, steps: usize) -> Element {
+    let nav = el(doc, "div", "lv-tl-nav", None);
+    let mut t = Tree::new();
+    let previous = t.el(ROOT, "button", "lv-tl-step-button");
+    t.attr(previous, "type", "button");
+    t.attr(previous, "data-step-prev", "");
+    t.text(previous, &format!("‹ {}", tl(lang, TlMsg::Previous)));
+    let now = t.el(ROOT, "span", "lv-tl-now");
+    t.attr(now, "aria-live", "polite");
+    let position = t.el(now, "span", "lv-tl-pos");
+    t.attr(position, "data-step-position", "");
+    t.text(position, &no_position(lang, steps));
+    let detail = t.el(now, "span", "lv-tl-detail");
+    t.attr(detail, "data-step-detail", "");
+    let next = t.el(ROOT, "button", "lv-tl-step-button");
+    t.attr(next, "type", "button");
+    t.attr(next, "data-step-next", "");
+    t.text(next, &format!("{} ›", tl(lang, TlMsg::Next)));
+    t.build(&nav);
+    nav
+}
+
+/// "Step 5 of 12", or what to do when no step is current.
+fn position(lang: Lang, step: Option<usize>, steps: usize) -> String {
+    match step {
+        Some(n) => fill_n(tl(lang, TlMsg::Position), &[&group(n + 1), &group(steps)]),
+        None => no_position(lang, steps),
+    }
+}
+
+/// What the current step did: "release · refused LEASE_NOT_CURRENT".
+fn detail(lang: Lang, step: &Step) -> String {
+    let code = step.result.code();
+    let outcome = if code == "ok" {
+        text(lang, Msg::Accepted).to_string()
+    } else {
+        format!("{} {code}", text(lang, Msg::Refused))
+    };
+    format!("{} · {outcome}", text(lang, Msg::Op(step.op)))
+}
+
+/// A request to move the current step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    To(usize),
+    Previous,
+    Next,
+    First,
+    Last,
+}
+
+impl Action {
+    /// The step this action selects in a record of `steps` steps, from `current`.
+    pub fn target(self, current: Option<usize>, steps: usize) -> Option<usize> {
+        let last = steps.checked_sub(1)?;
+        Some(match self {
+            Action::To(n) if n <= last => n,
+            Action::To(_) => return None,
+            Action::Previous => current.map_or(last, |c| c.saturating_sub(1).min(last)),
+            Action::Next => current.map_or(0, |c| (c + 1).min(last)),
+            Action::First => 0,
+            Action::Last => last,
+        })
+    }
+}
+
+/// A click on the step buttons, or on a column of the timeline; `None` for any other click.
+pub fn click(target: &Element, event: &Event) -> Option<Action> {
+    if closest(target, "[data-step-prev]").is_some() {
+        return Some(Action::Previous);
+    }
+    if closest(target, "[data-step-next]").is_some() {
+        return Some(Action::Next);
+    }
+    let svg = closest(target, "[data-timeline]")?;
+    let mouse = event_as::<MouseEvent>(event, "click")?;
+    let number =
+        |name: &str| -> Option<f64> { svg.get_attribute(name)?.parse::<u32>().ok().map(f64::from) };
+    let (steps, plot_x, plot_w) = (
+        number("data-steps")?,
+        number("data-plot-x")?,
+        number("data-plot-w")?,
+    );
+    let bounds = svg.get_bounding_client_rect();
+    if bounds.width() <= 0.0 {
+        return None;
+    }
+    // Drawn at its natural width on screen; printed smaller.
+    let x = (f64::from(mouse.client_x()) - bounds.left()) * WIDTH as f64 / bounds.width();
+    let at = (x - plot_x) * steps / plot_w;
+    if at < 0.0 || at >= steps {
+        return None;
+    }
+    Some(Action::To(at as usize))
+}
+
+/// Arrow keys, Home and End while the timeline has focus.
+pub fn key(target: &Element, event: &Event) -> Option<Action> {
+    closest(target, "[data-timeline]")?;
+    Some(
+        match event_as::<KeyboardEvent>(event, "keydown")?.key().as_str() {
+            "ArrowRight" | "ArrowDown" => Action::Next,
+            "ArrowLeft" | "ArrowUp" => Action::Previous,
+            "Home" => Action::First,
+            "End" => Action::Last,
+            _ => return None,
+        },
+    )
+}
+
+fn closest(element: &Element, selector: &str) -> Option<Element> {
+    element.closest(selector).ok().flatten()
+}
+
+/// Shows step `n` (`step` is the record's) as the current step, or none: `data-current-step`
+/// on `root`, the slider's value, the column marker, "Step 5 of 12" and what the step did, the
+/// step's card highlighted and, when `scroll`, scrolled into view. A card not built yet (a
+/// large record still rendering) is marked once `settled` resolves.
+pub fn show(
+    root: &Element,
+    panel: &Element,
+    lang: Lang,
+    current: Option<(usize, &Step)>,
+    scroll: bool,
+    settled: Option<js_sys::Promise>,
+) {
+    let step = current.map(|(n, _)| n);
+    match step {
+        Some(n) => attr(root, "data-current-step", &n.to_string()),
+        None => {
+            root.remove_attribute("data-current-step").ok();
+        }
+    }
+    let Some(svg) = panel.query_selector("[data-timeline]").ok().flatten() else {
+        return;
+    };
+    let number = |name: &str| -> u64 {
+        svg.get_attribute(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let steps = number("data-steps") as usize;
+    let g = Geometry {
+        steps: steps as u64,
+        label_w: number("data-plot-x"),
+        plot_w: number("data-plot-w"),
+    };
+    let where_ = position(lang, step, steps);
+    let what = current.map(|(_, s)| detail(lang, s)).unwrap_or_default();
+    attr(
+        &svg,
+        "aria-valuenow",
+        &step.map_or(1, |n| n + 1).to_string(),
+    );
+    if what.is_empty() {
+        attr(&svg, "aria-valuetext", &where_);
+    } else {
+        attr(&svg, "aria-valuetext", &format!("{where_} · {what}"));
+    }
+    if let Some(marker) = panel.query_selector("[data-current-marker]").ok().flatten() {
+        match step {
+            Some(n) => {
+                let x = g.x(n);
+                let w = (g.x(n + 1) - x).max(200);
+                attr(&marker, "x", &px(x));
+                attr(&marker, "width", &px(w));
+                marker.remove_attribute("display").ok();
+                if scroll {
+                    scroll_timeline(panel, &svg, x);
+                }
+            }
+            None => attr(&marker, "display", "none"),
+        }
+    }
+    if let Some(position) = panel.query_selector("[data-step-position]").ok().flatten() {
+        position.set_text_content(Some(&where_));
+    }
+    if let Some(detail) = panel.query_selector("[data-step-detail]").ok().flatten() {
+        let shown = if what.is_empty() {
+            String::new()
+        } else {
+            format!(" · {what}")
+        };
+        detail.set_text_content(Some(&shown));
+    }
+    for (selector, at_end) in [
+        ("[data-step-prev]", step == Some(0)),
+        (
+            "[data-step-next]",
+            step.is_some() && step.map(|n| n + 1) == Some(steps),
+        ),
+    ] {
+        if let Some(button) = panel.query_selector(selector).ok().flatten() {
+            // aria-disabled, not disabled: a focused button must keep its focus.
+            attr(
+                &button,
+                "aria-disabled",
+                if at_end { "true" } else { "false" },
+            );
+        }
+    }
+    mark_card(panel, step, scroll, settled);
+}
+
+/// Scrolls the timeline's own box sideways so the column at `x` (hundredths) is visible beside
+/// the row labels.
+fn scroll_timeline(panel: &Element, svg: &Element, x: u64) {
+    let Some(scroller) = panel.query_selector(".lv-tl-scroll").ok().flatten() else {
+        return;
+    };
+    let (view, drawn) = (
+        f64::from(scroller.client_width()),
+        svg.get_bounding_client_rect().width(),
+    );
+    if view <= 0.0 || drawn <= view {
+        return;
+    }
+    let labels = svg
+        .get_attribute("data-plot-x")
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(0.0, f64::from)
+        * drawn
+        / WIDTH as f64;
+    let at = x as f64 / 100.0 * drawn / WIDTH as f64;
+    let left = f64::from(scroller.scroll_left());
+    if at < left + labels + 20.0 || at > left + view - 40.0 {
+        scroller.set_scroll_left((at - labels - (view - labels) / 2.0).max(0.0) as i32);
+    }
+}
+
+fn mark_card(panel: &Element, step: Option<usize>, scroll: bool, settled: Option<js_sys::Promise>) {
+    if let Ok(list) = panel.query_selector_all(".lv-current") {
+        for i in 0..list.length() {
+            if let Some(old) = list.item(i).and_then(|n| as_element(n.into())) {
+                old.class_list().remove_1("lv-current").ok();
+                old.remove_attribute("aria-current").ok();
+            }
+        }
+    }
+    let Some(n) = step else { return };
+    let selector = format!("[data-step=\"{n}\"]");
+    if let Some(card) = panel.query_selector(&selector).ok().flatten() {
+        card.class_list().add_1("lv-current").ok();
+        attr(&card, "aria-current", "step");
+        if scroll {
+            scroll_into_view(&card);
+            keep_focus_in_view(panel);
+        }
+        return;
+    }
+    // Not built yet: mark it when the list is complete, if it is still the current step.
+    let Some(settled) = settled else { return };
+    let panel = panel.clone();
+    let later = Closure::once_into_js(move || {
+        let root = panel.closest("[data-lane-viewer]").ok().flatten();
+        let current = root.and_then(|r| r.get_attribute("data-current-step"));
+        if current.as_deref() == Some(n.to_string().as_str()) {
+            mark_card(&panel, Some(n), scroll, None);
+        }
+    });
+    // `then` through Reflect: the typed `Promise::then` wants a `Closure` kept alive by hand,
+    // while this one-shot function frees itself once called.
+    if let Ok(then) = js_sys::Reflect::get(&settled, &JsValue::from_str("then"))
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
+        let _ = then.call1(&settled, &later);
+    }
+}
+
+fn scroll_into_view(element: &Element) {
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    element.scroll_into_view_with_scroll_into_view_options(&options);
+}
+
+/// If scrolling a card hid the focused control (the timeline, say), brings the control back
+/// into view: focus never ends up out of sight. Controls in the sticky step bar never move.
+fn keep_focus_in_view(panel: &Element) {
+    let Some(doc) = panel.owner_document() else {
+        return;
+    };
+    let Some(focused) = doc.active_element() else {
+        return;
+    };
+    if !panel.contains(Some(&focused)) || closest(&focused, ".lv-tl-nav").is_some() {
+        return;
+    }
+    let height = doc
+        .default_view()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let rect = focused.get_bounding_client_rect();
+    // What the sticky bar covers is hidden too.
+    let top = panel
+        .query_selector(".lv-tl-nav")
+        .ok()
+        .flatten()
+        .map(|bar| bar.get_bounding_client_rect())
+        .filter(|bar| bar.top() <= 1.0)
+        .map_or(0.0, |bar| bar.bottom());
+    let seen = rect.bottom().min(height) - rect.top().max(top);
+    if seen < rect.height().min(40.0) {
+        scroll_into_view(&focused);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_stay_inside_the_record() {
+        assert_eq!(Action::Next.target(None, 5), Some(0));
+        assert_eq!(Action::Previous.target(None, 5), Some(4));
+        assert_eq!(Action::Next.target(Some(4), 5), Some(4));
+        assert_eq!(Action::Previous.target(Some(0), 5), Some(0));
+        assert_eq!(Action::To(5).target(None, 5), None);
+        assert_eq!(Action::Last.target(Some(1), 5), Some(4));
+        assert_eq!(Action::First.target(None, 0), None);
+    }
+}
