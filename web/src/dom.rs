@@ -26,13 +26,6 @@ pub fn append(parent: &Element, child: &Element) {
     parent.append_child(child).unwrap_throw();
 }
 
-/// Appends a text node.
-pub fn append_text(parent: &Element, doc: &Document, text: &str) {
-    parent
-        .append_child(&doc.create_text_node(text))
-        .unwrap_throw();
-}
-
 /// `value` as an element, from whichever window it comes: `instanceof` (`dyn_into`) would
 /// refuse an element of another same-origin document, such as an iframe's a page mounts into.
 pub fn as_element(value: JsValue) -> Option<Element> {
@@ -47,6 +40,11 @@ pub fn as_element(value: JsValue) -> Option<Element> {
 /// window it comes (see [`as_element`]).
 pub fn event_as<'a, T: JsCast>(event: &'a Event, kind: &str) -> Option<&'a T> {
     (event.type_() == kind).then(|| event.unchecked_ref::<T>())
+}
+
+/// Escapes `"` and `\` for a CSS string.
+pub fn css_string(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// Removes every child of `element`.

@@ -31,11 +31,9 @@
 //! ```
 
 mod app;
-mod deep_link;
-mod describe;
 mod dom;
 pub mod entry;
-pub mod i18n;
+mod link;
 pub mod load;
 mod panels;
 pub mod read;
@@ -45,11 +43,15 @@ pub mod timeline;
 mod tree;
 mod verify;
 
+/// The catalog (`lane_view::i18n`): every string the viewer shows.
+pub use lane_view::i18n;
+
+use lane_view::state::Origin;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
-use app::{App, Origin, Shared};
+use app::{Core, Shared};
 use i18n::Lang;
 
 /// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent.
@@ -85,29 +87,23 @@ impl Viewer {
     /// record has this id; the selection is then unchanged. Called while the viewer is changing
     /// the page (from a focus handler, say), it takes effect right after that change.
     pub fn select(&self, id: &str) -> bool {
-        let mirror = &self.core.mirror;
-        if mirror.destroyed.get() || !mirror.ids.borrow().iter().any(|known| known == id) {
-            if !mirror.destroyed.get() {
-                let id = id.to_string();
-                self.core.call(move |app| {
-                    app.select(&id, Origin::User);
-                });
-            }
+        if self.core.destroyed() {
             return false;
         }
+        let known = self.core.state.borrow().position(id).is_some();
         let id = id.to_string();
-        self.core.call(move |app| {
-            app.select(&id, Origin::User);
+        self.core.call(move |core, view| {
+            core.change(view, |s| s.select(&id, Origin::User));
         });
-        true
+        known
     }
 
     /// Switches to `en` or `ja`, keeping the selected record. Returns `false` for any other tag.
     pub fn set_lang(&self, lang: &str) -> bool {
         match Lang::from_tag(lang) {
-            Some(lang) if !self.core.mirror.destroyed.get() => {
-                self.core.call(move |app| {
-                    app.set_lang(lang, Origin::User);
+            Some(lang) if !self.core.destroyed() => {
+                self.core.call(move |core, view| {
+                    core.change(view, |s| ((), s.set_lang(lang, Origin::User)));
                 });
                 true
             }
@@ -122,14 +118,14 @@ impl Viewer {
             name: name.to_string(),
             bytes: Ok(text.into_bytes()),
         };
-        self.core.call(move |app| app.open(vec![file]));
+        self.core.open(vec![file]);
     }
 
     /// A promise that resolves once every step of the selected record is in the page. Records of
     /// more than a few hundred steps finish rendering in the background after `mount`, `select`
     /// or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {
-        App::settled(&self.core.mirror)
+        self.core.settled()
     }
 
     /// Makes step `n` (from 0, like `data-step`) the current step of the timeline: its card is
@@ -139,15 +135,17 @@ impl Viewer {
     /// `null`, `NaN`, `2.7`, `-1` and numbers past the last step are all refused. Called while
     /// the viewer is changing the page, it takes effect right after that change.
     pub fn select_step(&self, n: JsValue) -> bool {
-        let mirror = &self.core.mirror;
-        let Some(n) = step_number(&n, mirror.steps.get()) else {
+        let steps = self.core.state.borrow().steps();
+        let Some(n) = step_number(&n, steps) else {
             return false;
         };
-        if mirror.destroyed.get() {
+        if self.core.destroyed() {
             return false;
         }
-        self.core.call(move |app| {
-            app.select_step(n, Origin::User);
+        self.core.call(move |core, view| {
+            core.change(view, |s| {
+                ((), s.select_step(n, Origin::User).unwrap_or_default())
+            });
         });
         true
     }
@@ -155,31 +153,30 @@ impl Viewer {
     /// The current step of the timeline (from 0), if one is selected.
     #[wasm_bindgen(getter)]
     pub fn current_step(&self) -> Option<u32> {
-        if self.core.mirror.destroyed.get() {
+        if self.core.destroyed() {
             return None;
         }
-        self.core.mirror.current_step.get().map(|n| n as u32)
+        self.core.state.borrow().current_step.map(|n| n as u32)
     }
 
     /// The selected record's id, if any record loaded; nothing once destroyed.
     #[wasm_bindgen(getter)]
     pub fn selected(&self) -> Option<String> {
-        if self.core.mirror.destroyed.get() {
+        if self.core.destroyed() {
             return None;
         }
-        self.core.mirror.selected.borrow().clone()
+        self.core.state.borrow().selected_id().map(String::from)
     }
 
     /// The current language tag.
     #[wasm_bindgen(getter)]
     pub fn lang(&self) -> String {
-        self.core.mirror.lang.get().tag().to_string()
+        self.core.state.borrow().lang.tag().to_string()
     }
 
     /// Removes the viewer's DOM and its listeners.
     pub fn destroy(&self) {
-        self.core.mirror.destroyed.set(true);
-        self.core.call(App::destroy);
+        self.core.destroy();
     }
 }
 
@@ -207,11 +204,11 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         )
         .into());
     }
-    let deep = if hash { deep_link::read().lang } else { None };
+    let deep = if hash { link::read().lang } else { None };
     let lang = lang.or(deep).or_else(browser_lang).unwrap_or(Lang::En);
-    let core = App::create(&element, lang, hash, options.open.unwrap_or(true));
-    app::Core::keep(&core);
-    App::listen(&core);
+    let core = Core::create(&element, lang, hash, options.open.unwrap_or(true));
+    Core::keep(&core);
+    Core::listen(&core);
     let src = options.src.as_deref().unwrap_or("records/index.json");
     let record = options.record;
     match load::load_listing(src).await {
@@ -219,8 +216,8 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
             // Tabs at once, every record still loading; then the selected record first, so it
             // is shown as soon as its own file arrives, and the others one by one.
             let entries = load::pending(&url, &records);
-            core.call(move |app| app.loaded(Ok(entries), record));
-            let selected = core.mirror.selected.borrow().clone();
+            loaded(&core, Ok(entries), record);
+            let selected = core.state.borrow().selected_id().map(String::from);
             let first = records
                 .iter()
                 .position(|e| Some(e.id.as_str()) == selected.as_deref());
@@ -229,20 +226,38 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
                 .chain((0..records.len()).filter(|&i| Some(i) != first))
                 .collect();
             load::fetch_records(&url, &records, &order, |i, content| {
-                if core.mirror.destroyed.get() {
+                if core.destroyed() {
                     return false;
                 }
-                core.call(move |app| app.arrived(i, content));
+                core.call(move |core, view| {
+                    core.change(view, |s| ((), s.arrived(i, content)));
+                });
                 true
             })
             .await;
         }
-        Ok(load::Listing::Record(entry)) => {
-            core.call(move |app| app.loaded(Ok(vec![entry]), record));
-        }
-        Err(error) => core.call(move |app| app.loaded(Err(error), record)),
+        Ok(load::Listing::Record(entry)) => loaded(&core, Ok(vec![entry]), record),
+        Err(error) => loaded(&core, Err(error), record),
     }
     Ok(Viewer { core })
+}
+
+/// The index (or the single record) arrived, or could not be shown: the state takes it, with
+/// the deep link as it is now (a link followed while the index loaded wins).
+fn loaded(
+    core: &Shared,
+    result: Result<Vec<entry::Entry>, entry::LoadError>,
+    record: Option<String>,
+) {
+    core.call(move |core, view| {
+        let follows = core.state.borrow().follows_link;
+        let link = if follows {
+            link::read()
+        } else {
+            lane_view::deep_link::Link::default()
+        };
+        core.change(view, |s| ((), s.loaded(result, record, link)));
+    });
 }
 
 /// `mount`'s options: absent (`undefined`, `null`) or a plain object of known names.

@@ -16,8 +16,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response, Url};
 
-use crate::entry::{Entry, LoadError, Loaded};
-use crate::i18n::ViewerError;
+use lane_view::error::ViewerError;
+
+use crate::entry::{Content, Entry, LoadError};
 use crate::read::{Read, entry_error, read_any, read_record, too_large};
 
 /// Largest index file read, in bytes: the same 16 MiB as a record.
@@ -75,8 +76,7 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
                 url: Some(index_url),
                 opened: false,
                 named_by_file: false,
-                pending: false,
-                content: Ok(Rc::new(*loaded)),
+                content: Content::Loaded(Rc::new(*loaded)),
             }))
         }
         Read::Index(records) => Ok(Listing::Index {
@@ -110,11 +110,7 @@ pub fn pending(index_url: &str, records: &[IndexEntry]) -> Vec<Entry> {
             url: Some(record_url(index_url, entry)),
             opened: false,
             named_by_file: false,
-            pending: true,
-            content: Err(LoadError::new(
-                ViewerError::RecordUnavailable,
-                "still loading",
-            )),
+            content: Content::Pending,
         })
         .collect()
 }
@@ -132,7 +128,7 @@ pub async fn fetch_records(
     index_url: &str,
     records: &[IndexEntry],
     order: &[usize],
-    mut arrived: impl FnMut(usize, Result<Rc<Loaded>, LoadError>) -> bool,
+    mut arrived: impl FnMut(usize, Content) -> bool,
 ) {
     // A sliding window of fetches: at most MAX_FETCHES in flight, results taken in order.
     let mut pending = std::collections::VecDeque::new();
@@ -164,7 +160,7 @@ pub async fn fetch_records(
             Ok(Err(detail)) => Err(LoadError::new(ViewerError::RecordUnavailable, detail)),
             Err(error) => Err(error),
         };
-        if !arrived(i, content.map(Rc::new)) {
+        if !arrived(i, Content::from(content.map(Rc::new))) {
             return;
         }
     }

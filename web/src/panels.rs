@@ -12,8 +12,8 @@ use web_sys::{Document, Element};
 
 use crate::dom::attr;
 use crate::entry::Loaded;
-use crate::i18n::Lang;
 use crate::render;
+use lane_view::i18n::Lang;
 
 /// (Record, language) pairs kept at most.
 pub const KEEP: usize = 16;
@@ -176,12 +176,7 @@ impl Panels {
 
 /// What a verification line shows: its state and, while running, its progress.
 fn signature(loaded: &Loaded) -> (&'static str, usize) {
-    let verification = loaded.verification.borrow();
-    let progress = match &*verification {
-        crate::entry::Verification::Running(n) => *n,
-        _ => 0,
-    };
-    (verification.code(), progress)
+    loaded.verification.borrow().signature()
 }
 
 #[cfg(test)]

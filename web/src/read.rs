@@ -14,8 +14,9 @@ use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::entry::{Entry, LoadError, Loaded, Opened, failed};
-use crate::i18n::ViewerError;
+use lane_view::error::ViewerError;
+
+use crate::entry::{Content, Entry, LoadError, Loaded, Opened};
 
 /// Most records an index may list (the format's limit, `Index::check`).
 pub const MAX_INDEX_RECORDS: usize = 1_024;
@@ -82,11 +83,7 @@ fn check_id(loaded: Loaded, id: Option<&str>) -> Result<Loaded, LoadError> {
 }
 
 fn loaded(record: project_lanes::record::Record, bytes: &[u8]) -> Loaded {
-    Loaded {
-        record,
-        raw: text_of(bytes),
-        verification: Default::default(),
-    }
+    Loaded::new(record, text_of(bytes))
 }
 
 /// The file's text as a JavaScript string (without a byte order mark).
@@ -283,8 +280,7 @@ fn opened(
         url: None,
         opened: true,
         named_by_file: false,
-        pending: false,
-        content: content.map(Rc::new),
+        content: Content::from(content.map(Rc::new)),
     }
 }
 
@@ -385,7 +381,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 &file.name,
                 Ok(*loaded),
             ),
-            Some(Err(error)) => failed(&file.name, error),
+            Some(Err(error)) => Entry::failed(&file.name, error),
             // An index, read above.
             Some(Ok(Read::Index(_))) | None => continue,
         });

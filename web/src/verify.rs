@@ -9,7 +9,9 @@ use std::rc::{Rc, Weak};
 
 use project_lanes::record::Replay;
 
-use crate::entry::{Loaded, Verification};
+use lane_view::entry::Verification;
+
+use crate::entry::Loaded;
 
 /// Steps replayed per task.
 pub const CHUNK: usize = 2_000;

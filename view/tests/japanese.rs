@@ -2,8 +2,7 @@
 //! use the glossary's one term per concept (`web/src/i18n/GLOSSARY.md`) and Japanese
 //! punctuation.
 
-use lane_viewer::i18n::timeline::{TlMsg, tl};
-use lane_viewer::i18n::{Lang, all_messages, text};
+use lane_view::i18n::{Lang, every_text};
 
 /// Words that are not the glossary's, and what the glossary says instead.
 const NOT_THE_GLOSSARY: [(&str, &str); 6] = [
@@ -18,13 +17,8 @@ const NOT_THE_GLOSSARY: [(&str, &str); 6] = [
     ("手つかずです", "はどのステップでも取得されず"),
 ];
 
-fn catalog() -> Vec<String> {
-    let mut all: Vec<String> = all_messages()
-        .into_iter()
-        .map(|msg| text(Lang::Ja, msg).to_string())
-        .collect();
-    all.extend(TlMsg::ALL.map(|msg| tl(Lang::Ja, msg).to_string()));
-    all
+fn catalog() -> Vec<&'static str> {
+    every_text(Lang::Ja)
 }
 
 fn check(what: &str, ja: &str) {
@@ -41,7 +35,7 @@ fn check(what: &str, ja: &str) {
 #[test]
 fn the_catalog_uses_the_glossary_terms_and_japanese_punctuation() {
     for ja in catalog() {
-        check("catalog", &ja);
+        check("catalog", ja);
         assert!(
             !ja.contains('(') && !ja.contains(')'),
             "full-width （）: {ja}"

@@ -1,6 +1,7 @@
 //! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>]` in the page's address. Ids are
 //! percent-encoded (`encodeURIComponent`), so an id with `&`, `=`, `#` or a space stays one
-//! value and comes back as it was; steps are counted from 1, as readers count.
+//! value and comes back as it was; steps are counted from 1, as readers count. The page's
+//! `decodeURIComponent` and `encodeURIComponent` are passed in.
 
 use crate::i18n::Lang;
 
@@ -11,14 +12,6 @@ pub struct Link {
     pub lang: Option<Lang>,
     /// The step, from 0.
     pub step: Option<usize>,
-}
-
-/// The page's deep link.
-pub fn read() -> Link {
-    let hash = web_sys::window()
-        .and_then(|w| w.location().hash().ok())
-        .unwrap_or_default();
-    parse(&hash, decode)
 }
 
 /// Parses a deep link, decoding values with `decode`; unknown keys, languages and steps are
@@ -44,17 +37,16 @@ fn parse_step(n: &str) -> Option<usize> {
     n.parse::<usize>().ok()?.checked_sub(1)
 }
 
-/// `decodeURIComponent`, or the text as it is if it is not valid percent-encoding.
-fn decode(value: &str) -> String {
-    js_sys::decode_uri_component(value)
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_else(|| value.to_string())
-}
-
 /// The page's hash with `record`, `lang` and `step` set: the page's other keys (such as the
-/// standalone page's `src=`) are kept, first.
-pub fn write(current: &str, id: &str, lang: Lang, step: Option<usize>) -> String {
+/// standalone page's `src=`) are kept, first. `encode` percent-encodes the id
+/// (`encodeURIComponent` in the page).
+pub fn write(
+    current: &str,
+    id: &str,
+    lang: Lang,
+    step: Option<usize>,
+    encode: impl Fn(&str) -> String,
+) -> String {
     let mut hash = String::from("#");
     for pair in current.trim_start_matches('#').split('&') {
         let key = pair.split('=').next().unwrap_or_default();
@@ -64,7 +56,7 @@ pub fn write(current: &str, id: &str, lang: Lang, step: Option<usize>) -> String
         }
     }
     hash.push_str("record=");
-    hash.push_str(&String::from(js_sys::encode_uri_component(id)));
+    hash.push_str(&encode(id));
     hash.push_str("&lang=");
     hash.push_str(lang.tag());
     if let Some(n) = step {
@@ -101,6 +93,22 @@ mod tests {
     fn record_values_are_decoded() {
         let link = parse("#record=bad%20name.json&lang=en", |v| v.replace("%20", " "));
         assert_eq!(link.record.as_deref(), Some("bad name.json"));
+    }
+
+    #[test]
+    fn written_links_keep_the_pages_other_keys_first() {
+        let upper = |v: &str| v.to_uppercase();
+        assert_eq!(
+            write(
+                "#src=x.json&record=old&step=3",
+                "a b",
+                Lang::Ja,
+                Some(0),
+                upper
+            ),
+            "#src=x.json&record=A B&lang=ja&step=1"
+        );
+        assert_eq!(write("", "a", Lang::En, None, upper), "#record=A&lang=en");
     }
 
     #[test]

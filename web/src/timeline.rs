@@ -1,86 +1,29 @@
-//! The current step: the step bar (previous, where we are and what the step did, next), the
-//! requests that move it (clicks on a column, the timeline's keys, the buttons), and showing it
-//! everywhere (the column marker, the highlighted card, the slider's value).
+//! The timeline in the page: the section built from `lane_view`'s drawing, the requests that
+//! move the current step (clicks on a column or the step buttons, the timeline's keys), and
+//! showing the current step everywhere (the slider's value, the column marker, the step bar's
+//! words, the highlighted card; focus kept in view).
 //!
 //! The step bar stays at the top of the view while the panel scrolls (`position: sticky`), so
 //! Previous and Next stay where the reader pressed them; a card scrolled into view never pushes
 //! the focused control out of view (WCAG 2.4.11): if it would, the control is brought back.
+//! The app keeps the current step; everything else is read back from the drawn DOM, so a
+//! redraw needs no extra state.
 
-use project_lanes::record::Step;
+use lane_view::i18n::Lang;
+use lane_view::timeline::{Action, Geometry, WIDTH, detail, position};
+use lane_view::tree::{ROOT, Tree, px};
+use project_lanes::record::{Record, Step};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
 
-use super::draw::{Geometry, WIDTH, no_position};
-use crate::dom::{as_element, attr, el, event_as};
-use crate::i18n::timeline::{TlMsg, fill_n, tl};
-use crate::i18n::{Lang, Msg, group, text};
-use crate::tree::{ROOT, Tree, px};
+use crate::dom::{as_element, attr, event_as};
+use crate::tree::build;
 
-/// The step bar: previous, the current step (a live region) and next.
-pub fn bar(doc: &Document, lang: Lang, steps: usize) -> Element {
-    let nav = el(doc, "div", "lv-tl-nav", None);
+/// The timeline section of `record`, built apart; `prefix` makes its ids unique per viewer.
+pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Element {
     let mut t = Tree::new();
-    let previous = t.el(ROOT, "button", "lv-tl-step-button");
-    t.attr(previous, "type", "button");
-    t.attr(previous, "data-step-prev", "");
-    t.text(previous, &format!("‹ {}", tl(lang, TlMsg::Previous)));
-    let now = t.el(ROOT, "span", "lv-tl-now");
-    t.attr(now, "aria-live", "polite");
-    let position = t.el(now, "span", "lv-tl-pos");
-    t.attr(position, "data-step-position", "");
-    t.text(position, &no_position(lang, steps));
-    let detail = t.el(now, "span", "lv-tl-detail");
-    t.attr(detail, "data-step-detail", "");
-    let next = t.el(ROOT, "button", "lv-tl-step-button");
-    t.attr(next, "type", "button");
-    t.attr(next, "data-step-next", "");
-    t.text(next, &format!("{} ›", tl(lang, TlMsg::Next)));
-    t.build(&nav);
-    nav
-}
-
-/// "Step 5 of 12", or what to do when no step is current.
-fn position(lang: Lang, step: Option<usize>, steps: usize) -> String {
-    match step {
-        Some(n) => fill_n(tl(lang, TlMsg::Position), &[&group(n + 1), &group(steps)]),
-        None => no_position(lang, steps),
-    }
-}
-
-/// What the current step did: "release · refused LEASE_NOT_CURRENT".
-fn detail(lang: Lang, step: &Step) -> String {
-    let code = step.result.code();
-    let outcome = if code == "ok" {
-        text(lang, Msg::Accepted).to_string()
-    } else {
-        format!("{} {code}", text(lang, Msg::Refused))
-    };
-    format!("{} · {outcome}", text(lang, Msg::Op(step.op)))
-}
-
-/// A request to move the current step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    To(usize),
-    Previous,
-    Next,
-    First,
-    Last,
-}
-
-impl Action {
-    /// The step this action selects in a record of `steps` steps, from `current`.
-    pub fn target(self, current: Option<usize>, steps: usize) -> Option<usize> {
-        let last = steps.checked_sub(1)?;
-        Some(match self {
-            Action::To(n) if n <= last => n,
-            Action::To(_) => return None,
-            Action::Previous => current.map_or(last, |c| c.saturating_sub(1).min(last)),
-            Action::Next => current.map_or(0, |c| (c + 1).min(last)),
-            Action::First => 0,
-            Action::Last => last,
-        })
-    }
+    let section = lane_view::timeline::section(&mut t, ROOT, lang, record, prefix);
+    build(&t, &doc.create_document_fragment()).element(section)
 }
 
 /// A click on the step buttons, or on a column of the timeline; `None` for any other click.
@@ -116,15 +59,7 @@ pub fn click(target: &Element, event: &Event) -> Option<Action> {
 /// Arrow keys, Home and End while the timeline has focus.
 pub fn key(target: &Element, event: &Event) -> Option<Action> {
     closest(target, "[data-timeline]")?;
-    Some(
-        match event_as::<KeyboardEvent>(event, "keydown")?.key().as_str() {
-            "ArrowRight" | "ArrowDown" => Action::Next,
-            "ArrowLeft" | "ArrowUp" => Action::Previous,
-            "Home" => Action::First,
-            "End" => Action::Last,
-            _ => return None,
-        },
-    )
+    Action::of_key(&event_as::<KeyboardEvent>(event, "keydown")?.key())
 }
 
 fn closest(element: &Element, selector: &str) -> Option<Element> {
@@ -321,21 +256,5 @@ fn keep_focus_in_view(panel: &Element) {
     let seen = rect.bottom().min(height) - rect.top().max(top);
     if seen < rect.height().min(40.0) {
         scroll_into_view(&focused);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn actions_stay_inside_the_record() {
-        assert_eq!(Action::Next.target(None, 5), Some(0));
-        assert_eq!(Action::Previous.target(None, 5), Some(4));
-        assert_eq!(Action::Next.target(Some(4), 5), Some(4));
-        assert_eq!(Action::Previous.target(Some(0), 5), Some(0));
-        assert_eq!(Action::To(5).target(None, 5), None);
-        assert_eq!(Action::Last.target(Some(1), 5), Some(4));
-        assert_eq!(Action::First.target(None, 0), None);
     }
 }

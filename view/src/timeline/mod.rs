@@ -1,13 +1,14 @@
 //! The timeline above a record's steps: one row per project (and, in dispatcher records, one per
 //! reservation, grouped by queue), one column per step, drawn as SVG.
 //!
-//! - [`model`]: [`timeline`], a pure function of a record that merges the snapshots it saved
+//! - `model.rs`: [`timeline`], a pure function of a record that merges the snapshots it saved
 //!   into segments of one state.
-//! - [`draw`]: the SVG, its sticky row labels, its legend and its text alternative
-//!   ([`section`]).
-//! - [`current`]: the current step — the sticky step bar ([`bar`]), the requests that move it
-//!   ([`click`], [`key`]) and showing it everywhere ([`show`]). The app keeps the current step;
-//!   everything else is read back from the drawn DOM, so a redraw needs no extra state.
+//! - `draw.rs`: the section and its SVG ([`section`]), with `geometry.rs` (sizes, the step ↔ x
+//!   mapping, text widths), `look.rs` (each state's bar and fill), `refused.rs` (refused steps,
+//!   alone or counted), `legend.rs` and `alt.rs` (the text alternative).
+//! - `labels.rs`: the words of rows, groups and of no current step.
+//! - `bar.rs`: the step bar ([`bar`]), its words, and the requests that move the current step
+//!   ([`Action`]).
 //!
 //! DOM contract (README): `[data-timeline]` (the SVG, `role="slider"` over the steps, its text
 //! alternative named by `aria-describedby`), `[data-timeline-row=<project or reservation id>]`
@@ -17,10 +18,19 @@
 //! `[data-refused-bucket][data-from][data-to][data-count]`, and `[data-current-step=<n>]` on the
 //! viewer's root. Record text reaches the SVG only as text content or attribute values.
 
-mod current;
+mod alt;
+mod bar;
 mod draw;
+mod geometry;
+mod labels;
+mod legend;
+mod look;
 mod model;
+mod refused;
 
-pub use current::{Action, bar, click, key, show};
-pub use draw::{alt_text, section};
+pub use alt::alt_text;
+pub use bar::{Action, bar, detail, position};
+pub use draw::section;
+pub use geometry::{Geometry, WIDTH};
+pub use labels::no_position;
 pub use model::{Group, Row, RowKind, Segment, State, Timeline, timeline};

@@ -7,7 +7,7 @@ use project_lanes::LaneState;
 use project_lanes::dispatch::ReservationState;
 use project_lanes::record::{Record, StepResult};
 
-use crate::i18n::{Lang, Msg, text};
+use crate::i18n::{Lang, Msg, Term, text};
 
 /// What one step of one row shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,15 +35,12 @@ impl State {
 
     /// The state's name in `lang`.
     pub fn name(self, lang: Lang) -> &'static str {
-        text(
-            lang,
-            match self {
-                State::Idle => Msg::Idle,
-                State::Running => Msg::State(LaneState::Running),
-                State::StopRequested => Msg::State(LaneState::StopRequested),
-                State::Reservation(state) => Msg::Reservation(state),
-            },
-        )
+        match self {
+            State::Idle => text(lang, Msg::Idle),
+            State::Running => text(lang, Term::State(LaneState::Running)),
+            State::StopRequested => text(lang, Term::State(LaneState::StopRequested)),
+            State::Reservation(state) => text(lang, Term::Reservation(state)),
+        }
     }
 }
 
@@ -215,7 +212,7 @@ pub fn timeline(record: &Record) -> Timeline<'_> {
     }
 }
 
-/// Records for the timeline's unit tests.
+/// Records for the unit tests.
 #[cfg(test)]
 pub(crate) mod fixtures {
     use project_lanes::record::{Record, Recorder, Text};

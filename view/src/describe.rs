@@ -7,11 +7,11 @@ use project_lanes::dispatch::ReservationView;
 use project_lanes::record::{Op, ReplayMismatch, Step, StepResult};
 use project_lanes::{LaneView, Outcome, Receipt};
 
-use crate::i18n::{Lang, Msg, fill, fill_all, group, text};
+use crate::i18n::{Lang, Msg, Term, fill, group, text};
 
 /// `label: value`, with the language's colon.
 fn labelled(lang: Lang, label: Msg, value: &str) -> String {
-    fill_all(text(lang, Msg::Labelled), &[text(lang, label), value])
+    fill(text(lang, Msg::Labelled), &[text(lang, label), value])
 }
 
 /// Parts joined by ` · `.
@@ -30,26 +30,26 @@ fn joined(parts: &[&str]) -> String {
 /// step's `saved` input (a `persist` step reports whether the save succeeded).
 pub fn response(lang: Lang, result: &StepResult, saved: Option<bool>) -> (&'static str, String) {
     match result {
-        StepResult::Error(error) => (error.code(), text(lang, Msg::Dispatch(*error)).to_string()),
+        StepResult::Error(error) => (error.code(), text(lang, Term::Dispatch(*error)).to_string()),
         StepResult::Reservation(view) | StepResult::Dispatched(view) => {
             let msg = match result {
                 StepResult::Dispatched(_) => Msg::JobDispatched,
                 _ => Msg::ReservationEntered,
             };
-            let head = fill(text(lang, msg), &view.id.to_string());
+            let head = fill(text(lang, msg), &[&view.id.to_string()]);
             ("", joined(&[&head, &reservation_parts(lang, view)]))
         }
         StepResult::Nothing(nothing) => (
             "",
             fill(
                 text(lang, Msg::NothingDispatched),
-                &group(nothing.retained as usize),
+                &[&group(nothing.retained as usize)],
             ),
         ),
         StepResult::Persisting(view) => (
             "",
             joined(&[
-                &fill(text(lang, Msg::SavingFinalState), &view.id.to_string()),
+                &fill(text(lang, Msg::SavingFinalState), &[&view.id.to_string()]),
                 &labelled(
                     lang,
                     Msg::LabelOutcome,
@@ -64,11 +64,11 @@ pub fn response(lang: Lang, result: &StepResult, saved: Option<bool>) -> (&'stat
             } else {
                 Msg::SettledSaved
             };
-            let state = text(lang, Msg::Reservation(settled.state));
+            let state = text(lang, Term::Reservation(settled.state));
             (
                 "",
                 joined(&[
-                    &fill(text(lang, head), &settled.reservation.to_string()),
+                    &fill(text(lang, head), &[&settled.reservation.to_string()]),
                     &labelled(lang, Msg::LabelState, state),
                     &receipt_parts(lang, &settled.receipt),
                 ]),
@@ -77,7 +77,7 @@ pub fn response(lang: Lang, result: &StepResult, saved: Option<bool>) -> (&'stat
         StepResult::Lease(lease) => (
             "",
             joined(&[
-                &fill(text(lang, Msg::LeaseIssued), &lease.handle),
+                &fill(text(lang, Msg::LeaseIssued), &[&lease.handle]),
                 &labelled(lang, Msg::LabelProject, &lease.project),
                 &labelled(lang, Msg::LabelRun, &lease.run),
             ]),
@@ -125,7 +125,7 @@ fn reservation_parts(lang: Lang, view: &ReservationView) -> String {
         labelled(
             lang,
             Msg::LabelState,
-            text(lang, Msg::Reservation(view.state)),
+            text(lang, Term::Reservation(view.state)),
         ),
     ];
     if let Some(o) = view.outcome {
@@ -142,11 +142,11 @@ pub fn reservation(lang: Lang, view: &ReservationView) -> String {
 
 /// The outcome in `lang`, with its exact name beside it where the two differ.
 pub fn outcome(lang: Lang, outcome: Outcome) -> String {
-    let shown = text(lang, Msg::Outcome(outcome));
+    let shown = text(lang, Term::Outcome(outcome));
     if shown == outcome.as_str() {
         shown.to_string()
     } else {
-        fill_all(text(lang, Msg::Exact), &[shown, outcome.as_str()])
+        fill(text(lang, Msg::Exact), &[shown, outcome.as_str()])
     }
 }
 
@@ -154,7 +154,7 @@ pub fn outcome(lang: Lang, outcome: Outcome) -> String {
 fn lane_state(lang: Lang, view: &LaneView) -> String {
     match (&view.run, view.state) {
         (Some(run), Some(state)) => joined(&[
-            &labelled(lang, Msg::LabelState, text(lang, Msg::State(state))),
+            &labelled(lang, Msg::LabelState, text(lang, Term::State(state))),
             &labelled(lang, Msg::LabelRun, run),
         ]),
         _ => labelled(lang, Msg::LabelState, text(lang, Msg::Idle)),
@@ -165,7 +165,7 @@ fn lane_state(lang: Lang, view: &LaneView) -> String {
 fn lane_state_short(lang: Lang, view: &LaneView) -> String {
     match (&view.run, view.state) {
         (Some(run), Some(state)) => joined(&[
-            text(lang, Msg::State(state)),
+            text(lang, Term::State(state)),
             &labelled(lang, Msg::LabelRun, run),
         ]),
         _ => text(lang, Msg::Idle).to_string(),
@@ -174,7 +174,7 @@ fn lane_state_short(lang: Lang, view: &LaneView) -> String {
 
 /// A lane after a step: `docs: running · run: nightly-101`, or `site: idle`.
 pub fn lane(lang: Lang, view: &LaneView) -> String {
-    fill_all(
+    fill(
         text(lang, Msg::Labelled),
         &[&view.project, &lane_state_short(lang, view)],
     )
@@ -184,9 +184,9 @@ pub fn lane(lang: Lang, view: &LaneView) -> String {
 /// receipt · …"; `steps` are the record's.
 pub fn mismatch(lang: Lang, mismatch: &ReplayMismatch, steps: &[Step]) -> (String, String) {
     let head = |step: usize, op: Op| {
-        fill_all(
+        fill(
             text(lang, Msg::MismatchStep),
-            &[&group(step + 1), text(lang, Msg::Op(op))],
+            &[&group(step + 1), text(lang, Term::Op(op))],
         )
     };
     let result = |r: &StepResult, step: usize| match r {
@@ -201,7 +201,7 @@ pub fn mismatch(lang: Lang, mismatch: &ReplayMismatch, steps: &[Step]) -> (Strin
             actual,
         } => (
             head(*step, *op),
-            fill_all(
+            fill(
                 text(lang, Msg::SavedVsCore),
                 &[&result(saved, *step), &result(actual, *step)],
             ),
@@ -216,7 +216,7 @@ pub fn mismatch(lang: Lang, mismatch: &ReplayMismatch, steps: &[Step]) -> (Strin
                 (Some(step), Some(op)) => head(*step, *op),
                 _ => text(lang, Msg::MismatchFinal).to_string(),
             },
-            fill_all(
+            fill(
                 text(lang, Msg::LaneSavedVsCore),
                 &[
                     &saved.project,
@@ -232,7 +232,7 @@ pub fn mismatch(lang: Lang, mismatch: &ReplayMismatch, steps: &[Step]) -> (Strin
             actual,
         } => (
             head(*step, *op),
-            fill_all(
+            fill(
                 text(lang, Msg::ReservationSavedVsCore),
                 &[
                     &saved.id.to_string(),

@@ -1,0 +1,149 @@
+//! The records a viewer shows: an [`Entry`] per tab, what became of its file ([`Content`]:
+//! still loading, read as [`Loaded`], or failed), and what replaying it found
+//! ([`Verification`]).
+//!
+//! `T` is the file's text as the page keeps it (a JavaScript string in the viewer, shown as raw
+//! JSON and never read by the wasm again; anything in native tests).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use project_lanes::record::{Record, ReplayMismatch, Text};
+
+use crate::error::LoadError;
+
+/// A record file that loaded, passed its hash check (if it has an index) and was read.
+pub struct Loaded<T> {
+    pub record: Record,
+    /// The file's text, shown as raw JSON.
+    pub raw: T,
+    /// What replaying it on the core found.
+    pub verification: RefCell<Verification>,
+}
+
+impl<T> Loaded<T> {
+    pub fn new(record: Record, raw: T) -> Loaded<T> {
+        Loaded {
+            record,
+            raw,
+            verification: RefCell::default(),
+        }
+    }
+}
+
+/// What became of an entry's file.
+pub enum Content<T> {
+    /// Still being fetched.
+    Pending,
+    /// Read and checked.
+    Loaded(Rc<Loaded<T>>),
+    /// It could not be shown, and why.
+    Failed(LoadError<T>),
+}
+
+impl<T> Content<T> {
+    /// The record, once it loaded.
+    pub fn loaded(&self) -> Option<&Rc<Loaded<T>>> {
+        match self {
+            Content::Loaded(loaded) => Some(loaded),
+            _ => None,
+        }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        matches!(self, Content::Pending)
+    }
+}
+
+impl<T> From<Result<Rc<Loaded<T>>, LoadError<T>>> for Content<T> {
+    fn from(result: Result<Rc<Loaded<T>>, LoadError<T>>) -> Content<T> {
+        match result {
+            Ok(loaded) => Content::Loaded(loaded),
+            Err(error) => Content::Failed(error),
+        }
+    }
+}
+
+/// One record to show (from the index, or opened by the person) and what became of its file.
+pub struct Entry<T> {
+    pub id: String,
+    pub title: Text,
+    /// The file name (for the download link, or the name of the file the person opened).
+    pub file: String,
+    /// The file's absolute URL (for the download link); `None` for opened files.
+    pub url: Option<String>,
+    /// Opened by the person (from a file, a drop or `open_text`), not from the page's index.
+    pub opened: bool,
+    /// An opened file that could not be read: its id is made from its file name and gives way
+    /// to a record that has that id.
+    pub named_by_file: bool,
+    pub content: Content<T>,
+}
+
+impl<T> Entry<T> {
+    /// An entry for an opened file that could not be read: it is named by its file name.
+    pub fn failed(name: &str, error: LoadError<T>) -> Entry<T> {
+        Entry {
+            id: String::new(),
+            title: Text {
+                en: name.to_string(),
+                ja: name.to_string(),
+            },
+            file: name.to_string(),
+            url: None,
+            opened: true,
+            named_by_file: true,
+            content: Content::Failed(error),
+        }
+    }
+
+    /// Steps of its record (0 unless it loaded).
+    pub fn steps(&self) -> usize {
+        self.content.loaded().map_or(0, |l| l.record.steps.len())
+    }
+}
+
+/// What replaying a record on the core found.
+#[derive(Default)]
+pub enum Verification {
+    /// Not started yet (the record was never shown).
+    #[default]
+    NotStarted,
+    /// Replaying: this many steps matched so far.
+    Running(usize),
+    /// Every step and the final lanes match the core.
+    Verified,
+    /// The record parsed but breaks the format, or the core returns something else.
+    Failed(ReplayMismatch),
+}
+
+impl Verification {
+    /// `data-verification` on the panel.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Verification::NotStarted | Verification::Running(_) => "pending",
+            Verification::Verified => "verified",
+            Verification::Failed(ReplayMismatch::Invalid(_)) => "invalid",
+            Verification::Failed(_) => "mismatch",
+        }
+    }
+
+    /// The step that does not match, if any.
+    pub fn mismatch_step(&self) -> Option<usize> {
+        match self {
+            Verification::Failed(ReplayMismatch::Result { step, .. })
+            | Verification::Failed(ReplayMismatch::Reservations { step, .. }) => Some(*step),
+            Verification::Failed(ReplayMismatch::Lanes { step, .. }) => *step,
+            _ => None,
+        }
+    }
+
+    /// What a verification line shows: its state and, while running, its progress.
+    pub fn signature(&self) -> (&'static str, usize) {
+        let progress = match self {
+            Verification::Running(n) => *n,
+            _ => 0,
+        };
+        (self.code(), progress)
+    }
+}

@@ -1,0 +1,107 @@
+//! The viewer's frame around the panel, as [`Tree`] operations: the language switcher, the
+//! "Open records…" controls, the record selector's tabs, the error boxes and the loading line.
+//!
+//! DOM contract (README): `[role=tab][data-record-id][aria-selected]` tabs (with
+//! `[data-opened-file]` and `[data-tab-error]`), `[data-lang-choice]` buttons,
+//! `[data-open-records]` and `[data-viewer-error]`.
+
+use crate::entry::{Content, Entry};
+use crate::error::LoadError;
+use crate::i18n::{Lang, Msg, Term, text};
+use crate::tree::{N, Tree};
+
+/// A code shown verbatim (`<code translate="no">`).
+pub fn code(t: &mut Tree, parent: N, value: &str) -> N {
+    let c = t.el_text(parent, "code", "lv-code", value);
+    t.attr(c, "translate", "no");
+    c
+}
+
+/// The error box for a failed load: the message in `lang`, the code verbatim, and the detail.
+pub fn error_box<T>(t: &mut Tree, parent: N, lang: Lang, error: &LoadError<T>) -> N {
+    let code_text = error.kind.code();
+    let wrap = t.el(parent, "div", "lv-error");
+    t.attr(wrap, "role", "alert");
+    t.attr(wrap, "data-viewer-error", code_text);
+    let message = t.el(wrap, "p", "lv-error-message");
+    t.text(message, text(lang, Term::Viewer(error.kind)));
+    t.text(message, " ");
+    code(t, message, code_text);
+    if !error.detail.is_empty() {
+        // The detail may quote file contents: text only. It is English in either language.
+        let detail = t.el_text(wrap, "p", "lv-error-detail", &error.detail);
+        t.attr(detail, "lang", "en");
+    }
+    wrap
+}
+
+/// The line that says records are loading.
+pub fn loading(t: &mut Tree, parent: N, lang: Lang) -> N {
+    t.el_text(parent, "p", "lv-loading", text(lang, Msg::Loading))
+}
+
+/// The language switcher's buttons, `lang` pressed.
+pub fn languages(t: &mut Tree, parent: N, lang: Lang) {
+    for choice in Lang::ALL {
+        let button = t.el_text(parent, "button", "lv-lang", choice.name());
+        t.attr(button, "type", "button");
+        t.attr(button, "lang", choice.tag());
+        t.attr(button, "data-lang-choice", choice.tag());
+        let pressed = if choice == lang { "true" } else { "false" };
+        t.attr(button, "aria-pressed", pressed);
+    }
+}
+
+/// The "Open records…" button, its hidden file input and the note that nothing is uploaded.
+pub fn open_controls(t: &mut Tree, parent: N, lang: Lang) {
+    let button = t.el_text(parent, "button", "lv-open", text(lang, Msg::OpenRecords));
+    t.attr(button, "type", "button");
+    t.attr(button, "data-open-records", "");
+    let input = t.el(parent, "input", "");
+    t.attr(input, "type", "file");
+    t.attr(input, "accept", ".json,application/json");
+    t.attr(input, "multiple", "");
+    t.attr(input, "hidden", "");
+    t.attr(input, "data-open-input", "");
+    t.el_text(parent, "p", "lv-open-note", text(lang, Msg::OpenNote));
+}
+
+/// The ids a tab needs: its own and its panel's.
+pub struct TabIds<'a> {
+    pub tab: &'a str,
+    pub panel: &'a str,
+}
+
+/// The record selector's tab for `entry`: its title, the file name for opened files, and for a
+/// record that could not be shown, a text saying so (not only a colour).
+pub fn tab<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, ids: &TabIds) -> N {
+    let failed = match &entry.content {
+        Content::Failed(error) => Some(error.kind.code()),
+        _ => None,
+    };
+    let class = if failed.is_some() {
+        "lv-tab lv-tab-error"
+    } else {
+        "lv-tab"
+    };
+    let tab = t.el(parent, "button", class);
+    t.el_text(tab, "span", "lv-tab-title", entry.title.get(lang.tag()));
+    t.attr(tab, "type", "button");
+    t.attr(tab, "role", "tab");
+    t.attr(tab, "id", ids.tab);
+    t.attr(tab, "aria-controls", ids.panel);
+    t.attr(tab, "data-record-id", &entry.id);
+    if entry.opened {
+        t.attr(tab, "data-opened-file", &entry.file);
+        t.text(tab, " ");
+        t.el_text(tab, "span", "lv-tab-file", &entry.file);
+    }
+    if entry.content.is_pending() {
+        t.attr(tab, "aria-busy", "true");
+    } else if let Some(code) = failed {
+        t.attr(tab, "data-tab-error", code);
+        t.text(tab, " ");
+        t.el_text(tab, "span", "lv-sr", text(lang, Msg::TabFailed));
+    }
+    tab
+}

@@ -1,0 +1,226 @@
+//! The viewer's messages (the record selector, the panel, the steps, loading and replay), in
+//! English and Japanese. The timeline's are in `timeline.rs`; the domain's words (operations,
+//! states, outcomes, error codes) in `terms.rs`.
+
+use super::catalog::catalog;
+
+catalog! {
+    /// The viewer's messages. Variants are the keys of the catalog.
+    pub enum Msg {
+        ViewerLabel {
+            en: "Project lanes: saved records",
+            ja: "プロジェクトレーン：保存された記録",
+        }
+        RecordsLabel {
+            en: "Records",
+            ja: "記録",
+        }
+        LanguageLabel {
+            en: "Language",
+            ja: "言語",
+        }
+        Loading {
+            en: "Loading records…",
+            ja: "記録を読み込んでいます…",
+        }
+        NothingExecuted {
+            en: "Nothing was executed here. This viewer shows saved records of lane metadata; it runs no work and does not drive the lanes.",
+            ja: "ここでは何も実行されていません。このビューアは保存されたレーンのメタデータの記録を表示するだけで、処理を実行したりレーンを操作したりはしません。",
+        }
+        StepsHeading {
+            en: "Steps",
+            ja: "ステップ",
+        }
+        StepLabel {
+            en: "Step {0}",
+            ja: "ステップ {0}",
+        }
+        LanesAfterStep {
+            en: "Lanes after this step",
+            ja: "このステップ後のレーン",
+        }
+        FinalLanesHeading {
+            en: "Lanes after the last step",
+            ja: "最後のステップ後のレーン",
+        }
+        ProjectColumn {
+            en: "Project",
+            ja: "プロジェクト",
+        }
+        StateColumn {
+            en: "State",
+            ja: "状態",
+        }
+        RunColumn {
+            en: "Run",
+            ja: "実行",
+        }
+        Idle {
+            en: "idle",
+            ja: "空き",
+        }
+        Untouched {
+            en: "untouched",
+            ja: "手つかず",
+        }
+        UntouchedExplained {
+            en: "{0} is untouched: no step claims it, and it stays idle throughout.",
+            ja: "{0} はどのステップでも取得されず、最初から最後まで空きのままです。",
+        }
+        Accepted {
+            en: "accepted",
+            ja: "受理",
+        }
+        Refused {
+            en: "refused",
+            ja: "拒否",
+        }
+        Inputs {
+            en: "Inputs",
+            ja: "入力",
+        }
+        Response {
+            en: "Response",
+            ja: "応答",
+        }
+        LeaseIssued {
+            en: "lease {0} issued",
+            ja: "リース {0} を発行",
+        }
+        ViewReturned {
+            en: "lane view",
+            ja: "レーンの状態",
+        }
+        ReceiptReturned {
+            en: "receipt",
+            ja: "受領証",
+        }
+        StopRequestedYes {
+            en: "a stop was requested",
+            ja: "停止要求あり",
+        }
+        StopRequestedNo {
+            en: "no stop was requested",
+            ja: "停止要求なし",
+        }
+        WorkExecutedNo {
+            en: "no work was executed by the lanes",
+            ja: "レーンは処理を実行していません",
+        }
+        RawJson {
+            en: "Raw JSON of this record",
+            ja: "この記録の JSON",
+        }
+        Download {
+            en: "Download {0}",
+            ja: "{0} をダウンロード",
+        }
+        QueuesLabel {
+            en: "Queues: {0}",
+            ja: "キュー：{0}",
+        }
+        ReservationsAfterStep {
+            en: "Reservations after this step",
+            ja: "このステップ後の予約",
+        }
+        ReservationEntered {
+            en: "reservation {0}",
+            ja: "予約 {0}",
+        }
+        JobDispatched {
+            en: "{0} given the lane",
+            ja: "{0} にレーンを割り当て",
+        }
+        NothingDispatched {
+            en: "no reservation can start · waiting in this queue: {0}",
+            ja: "開始できる予約はありません · このキューで待機中の予約：{0} 件",
+        }
+        SavingFinalState {
+            en: "saving the final state of {0}; the lane stays held",
+            ja: "{0} の最終状態を保存中。レーンは使用中のまま",
+        }
+        SettledSaved {
+            en: "{0} saved, lane released",
+            ja: "{0} を保存、レーンを解放",
+        }
+        SettledSaveFailed {
+            en: "saving {0} failed, lane released",
+            ja: "{0} の保存に失敗、レーンを解放",
+        }
+        Labelled {
+            en: "{0}: {1}",
+            ja: "{0}：{1}",
+        }
+        Exact {
+            en: "{0} ({1})",
+            ja: "{0}（{1}）",
+        }
+        LabelQueue {
+            en: "queue",
+            ja: "キュー",
+        }
+        LabelProject {
+            en: "project",
+            ja: "プロジェクト",
+        }
+        LabelRun {
+            en: "run",
+            ja: "実行",
+        }
+        LabelState {
+            en: "state",
+            ja: "状態",
+        }
+        LabelOutcome {
+            en: "outcome",
+            ja: "結果",
+        }
+        OpenRecords {
+            en: "Open records…",
+            ja: "記録を開く…",
+        }
+        OpenNote {
+            en: "Open or drop record files (.json) to view them: they are read in this browser and never uploaded.",
+            ja: "記録ファイル（.json）を開くかここにドロップすると表示できます。ファイルはこのブラウザの中で読み込まれ、アップロードされません。",
+        }
+        TabFailed {
+            en: "(could not be shown)",
+            ja: "（表示できません）",
+        }
+        Verifying {
+            en: "Replaying on the core in this browser: {0} of {1} steps match so far…",
+            ja: "このブラウザ上のコアで再生しています：{0} / {1} ステップが一致…",
+        }
+        Verified {
+            en: "Replayed on the core in this browser: all {0} steps match",
+            ja: "このブラウザ上のコアで再生しました：全 {0} ステップが一致します",
+        }
+        VerifiedOne {
+            en: "Replayed on the core in this browser: its {0} step matches",
+            ja: "このブラウザ上のコアで再生しました：{0} ステップが一致します",
+        }
+        MismatchStep {
+            en: "Step {0} ({1}) does not match the core:",
+            ja: "ステップ {0}（{1}）がコアと一致しません：",
+        }
+        MismatchFinal {
+            en: "The lanes after the last step do not match the core:",
+            ja: "最後のステップ後のレーンがコアと一致しません：",
+        }
+        SavedVsCore {
+            en: "saved {0}, the core returns {1}",
+            ja: "保存された応答は {0}、コアの応答は {1}",
+        }
+        LaneSavedVsCore {
+            en: "lane {0}: saved {1}, the core shows {2}",
+            ja: "レーン {0}：保存された状態は {1}、コアでは {2}",
+        }
+        ReservationSavedVsCore {
+            en: "reservation {0}: saved {1}, the core shows {2}",
+            ja: "予約 {0}：保存された状態は {1}、コアでは {2}",
+        }
+        InvalidLine {
+            en: "This record breaks the record format, so it was not replayed:",
+            ja: "この記録は形式の規則に合っていないため、再生していません：",
+        }    }
+}

@@ -1,0 +1,41 @@
+//! # lane-view
+//!
+//! What the record viewer shows, apart from any browser: it compiles natively and to wasm, and
+//! depends on the core alone (no `web-sys`, no `wasm-bindgen`). The viewer (`lane-viewer`, in
+//! `web/`) carries it out in a page; native tests drive it directly.
+//!
+//! - [`i18n`]: every string in English and Japanese, with the glossary's terms.
+//! - [`tree`]: a piece of DOM as fixed-width operations ([`tree::Tree`]), built by the viewer in
+//!   one crossing and written as markup by [`tree::html::write`].
+//! - [`timeline`], [`steps`], [`panel`], [`frame`]: what the viewer draws, written once as
+//!   operations: the timeline, the step cards, a record's panel, and the frame around it (tabs,
+//!   language switcher, error boxes). [`describe`] gives them the words for a record's values.
+//! - [`state`]: one viewer's state (records, selection, language, current step, the deep
+//!   link's wishes) and its transitions, each returning what to show again.
+//! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
+//!   `#record=…&lang=…&step=…` address.
+//!
+//! It fetches nothing, reads no files and replays nothing: the viewer does.
+//!
+//! ```
+//! use lane_view::i18n::Lang;
+//! use lane_view::tree::{ROOT, Tree, html};
+//!
+//! let mut t = Tree::new();
+//! lane_view::frame::languages(&mut t, ROOT, Lang::Ja);
+//! assert!(html::write(&t).starts_with(
+//!     "<button class=\"lv-lang\" type=\"button\" lang=\"en\" data-lang-choice=\"en\" aria-pressed=\"false\">English</button>"
+//! ));
+//! ```
+
+pub mod deep_link;
+pub mod describe;
+pub mod entry;
+pub mod error;
+pub mod frame;
+pub mod i18n;
+pub mod panel;
+pub mod state;
+pub mod steps;
+pub mod timeline;
+pub mod tree;

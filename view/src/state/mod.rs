@@ -1,0 +1,362 @@
+//! One viewer's state and its transitions, apart from any page: the records ([`Entry`]), which
+//! one is selected, the language, the current step and the step a deep link asked for before
+//! its record arrived, and the error boxes. Each transition changes the state and returns
+//! [`Changes`]: what a view must show again. Nothing here touches a page, so native tests
+//! drive it step by step (`state/tests.rs`).
+
+use crate::deep_link::{self, Link};
+use crate::entry::{Content, Entry};
+use crate::error::{LoadError, ViewerError};
+use crate::i18n::Lang;
+
+#[cfg(test)]
+mod tests;
+
+/// Where a change came from: one the deep link asked for is not written back to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The person or the page (clicks, keys, the handle's methods).
+    User,
+    /// The deep link (`hashchange`).
+    Link,
+}
+
+/// How the deep link is written after a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Write {
+    /// A new history entry.
+    Push,
+    /// In place of the current one (at mount, and when the linked record arrives).
+    Replace,
+}
+
+/// What a transition changed, for a view to show again, in this order: everything, the error
+/// boxes, one tab, which tab is selected, the loading state, the panel, the current step, the
+/// deep link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Everything: the language or the records changed.
+    pub all: bool,
+    /// The error boxes.
+    pub status: bool,
+    /// The tab of the record that arrived.
+    pub tab: Option<usize>,
+    /// Which tab is selected.
+    pub tabs: bool,
+    /// No record is loading any more.
+    pub loaded: bool,
+    /// The panel shows another record (or the selected one arrived).
+    pub panel: bool,
+    /// The current step is shown again; `true` to scroll it into view.
+    pub step: Option<bool>,
+    /// The deep link is written.
+    pub link: Option<Write>,
+}
+
+impl std::ops::BitOrAssign for Changes {
+    fn bitor_assign(&mut self, other: Changes) {
+        self.all |= other.all;
+        self.status |= other.status;
+        self.tab = other.tab.or(self.tab);
+        self.tabs |= other.tabs;
+        self.loaded |= other.loaded;
+        self.panel |= other.panel;
+        self.step = match (self.step, other.step) {
+            (Some(a), Some(b)) => Some(a || b),
+            (a, b) => a.or(b),
+        };
+        self.link = match (self.link, other.link) {
+            (Some(Write::Push), _) | (_, Some(Write::Push)) => Some(Write::Push),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// One viewer's state. `T` is the file's text as the page keeps it.
+pub struct State<T> {
+    pub lang: Lang,
+    /// Follows and writes the deep link.
+    pub follows_link: bool,
+    /// The index (or the single record `src` names) is still loading.
+    pub loading: bool,
+    pub entries: Vec<Entry<T>>,
+    pub selected: usize,
+    /// Why the index could not be shown.
+    pub index_error: Option<LoadError<T>>,
+    /// An id that names no record, until the next selection.
+    pub notice: Option<LoadError<T>>,
+    /// The current step of the selected record (from 0), if any.
+    pub current_step: Option<usize>,
+    /// The deep link's step for a selected record that is still loading.
+    pub wanted_step: Option<usize>,
+}
+
+impl<T> State<T> {
+    /// A viewer whose index is loading.
+    pub fn new(lang: Lang, follows_link: bool) -> State<T> {
+        State {
+            lang,
+            follows_link,
+            loading: true,
+            entries: Vec::new(),
+            selected: 0,
+            index_error: None,
+            notice: None,
+            current_step: None,
+            wanted_step: None,
+        }
+    }
+
+    pub fn selected_entry(&self) -> Option<&Entry<T>> {
+        self.entries.get(self.selected)
+    }
+
+    pub fn selected_id(&self) -> Option<&str> {
+        self.selected_entry().map(|e| e.id.as_str())
+    }
+
+    /// Steps of the selected record (0 unless it loaded).
+    pub fn steps(&self) -> usize {
+        self.selected_entry().map_or(0, Entry::steps)
+    }
+
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.entries.iter().position(|e| e.id == id)
+    }
+
+    /// The index or a record is still loading.
+    pub fn busy(&self) -> bool {
+        self.loading || self.entries.iter().any(|e| e.content.is_pending())
+    }
+
+    /// The link's push, if the change came from the person and the viewer follows the link.
+    fn push(&self, origin: Origin) -> Option<Write> {
+        (origin == Origin::User && self.follows_link).then_some(Write::Push)
+    }
+
+    /// The index arrived with its records (still loading, or read), or could not be shown;
+    /// `initial` is the record the page asked for and `link` the deep link now (it wins over
+    /// the one at mount: it may have been followed while the index loaded).
+    pub fn loaded(
+        &mut self,
+        result: Result<Vec<Entry<T>>, LoadError<T>>,
+        initial: Option<String>,
+        link: Link,
+    ) -> Changes {
+        self.loading = false;
+        match result {
+            Ok(entries) => {
+                // Records opened while the index loaded stay, after the index's.
+                let opened = std::mem::replace(&mut self.entries, entries);
+                self.add_entries(opened);
+            }
+            Err(error) => self.index_error = Some(error),
+        }
+        if let Some(id) = initial.or(link.record) {
+            match self.position(&id) {
+                Some(i) => self.selected = i,
+                None if !self.entries.is_empty() => self.notice = Some(unknown(&id)),
+                None => {}
+            }
+        }
+        // The deep link's step, if it names a step of the selected record (kept until that
+        // record arrives, if it is still loading).
+        if let Some(n) = link.step {
+            if self
+                .selected_entry()
+                .is_some_and(|e| e.content.is_pending())
+            {
+                self.wanted_step = Some(n);
+            } else if n < self.steps() {
+                self.current_step = Some(n);
+            }
+        }
+        Changes {
+            all: true,
+            step: self.current_step.map(|_| true),
+            link: (self.follows_link && !self.entries.is_empty()).then_some(Write::Replace),
+            ..Changes::default()
+        }
+    }
+
+    /// Record `i` of the index arrived (or failed).
+    pub fn arrived(&mut self, i: usize, content: Content<T>) -> Changes {
+        let Some(entry) = self.entries.get_mut(i).filter(|e| e.content.is_pending()) else {
+            return Changes::default();
+        };
+        entry.content = content;
+        let mut changes = Changes {
+            tab: Some(i),
+            loaded: !self.busy(),
+            ..Changes::default()
+        };
+        if i == self.selected {
+            changes.panel = true;
+            if let Some(n) = self.wanted_step.take().filter(|&n| n < self.steps()) {
+                self.current_step = Some(n);
+                changes.step = Some(true);
+                changes.link = self.follows_link.then_some(Write::Replace);
+            }
+        }
+        changes
+    }
+
+    /// Selects the record `id`; an unknown id shows `UNKNOWN_RECORD` and keeps the selection
+    /// (`false`).
+    pub fn select(&mut self, id: &str, origin: Origin) -> (bool, Changes) {
+        match self.position(id) {
+            Some(i) => (true, self.select_index(i, origin)),
+            None => {
+                self.notice = Some(unknown(id));
+                let changes = Changes {
+                    status: true,
+                    ..Changes::default()
+                };
+                (false, changes)
+            }
+        }
+    }
+
+    /// Selects the `i`-th record; a new record starts with no step.
+    pub fn select_index(&mut self, i: usize, origin: Origin) -> Changes {
+        let changed = i != self.selected;
+        self.selected = i;
+        let mut changes = Changes {
+            status: self.notice.take().is_some(),
+            link: self.push(origin),
+            ..Changes::default()
+        };
+        if changed {
+            self.wanted_step = None;
+            self.current_step = None;
+            changes.tabs = true;
+            changes.panel = true;
+        }
+        changes
+    }
+
+    /// Switches language, keeping the selected record.
+    pub fn set_lang(&mut self, lang: Lang, origin: Origin) -> Changes {
+        let all = lang != self.lang;
+        self.lang = lang;
+        Changes {
+            all,
+            link: self.push(origin),
+            ..Changes::default()
+        }
+    }
+
+    /// Makes step `n` (from 0) current; `None` if the selected record has no such step.
+    pub fn select_step(&mut self, n: usize, origin: Origin) -> Option<Changes> {
+        if n >= self.steps() {
+            return None;
+        }
+        let mut changes = Changes {
+            link: self.push(origin),
+            ..Changes::default()
+        };
+        if self.current_step != Some(n) {
+            self.current_step = Some(n);
+            changes.step = Some(origin == Origin::User);
+        }
+        Some(changes)
+    }
+
+    /// Files a person opened (read into entries): they become tabs after the others, and the
+    /// first is selected, unless the index is still loading (it shows them when it arrives).
+    pub fn open(&mut self, entries: Vec<Entry<T>>) -> Changes {
+        let first = self.entries.len();
+        self.add_entries(entries);
+        if first >= self.entries.len() || self.loading {
+            return Changes::default();
+        }
+        self.selected = first;
+        self.notice = None;
+        self.current_step = None;
+        Changes {
+            all: true,
+            link: self.push(Origin::User),
+            ..Changes::default()
+        }
+    }
+
+    /// Follows the deep link after the page's address changed.
+    pub fn follow(&mut self, link: Link) -> Changes {
+        let mut changes = Changes::default();
+        if let Some(lang) = link.lang {
+            changes |= self.set_lang(lang, Origin::Link);
+        }
+        // While the index loads, `loaded` reads the link itself: no record can be selected yet.
+        if self.loading {
+            return changes;
+        }
+        if let Some(id) = link.record
+            && self.selected_id() != Some(id.as_str())
+        {
+            changes |= self.select(&id, Origin::Link).1;
+        }
+        match link.step {
+            Some(n) => changes |= self.select_step(n, Origin::Link).unwrap_or_default(),
+            None if self.current_step.is_some() => {
+                self.current_step = None;
+                changes.step = Some(changes.step.unwrap_or(false));
+            }
+            None => {}
+        }
+        changes
+    }
+
+    /// The deep link for what is shown (`current` is the page's hash now), or `None` when it
+    /// is already that or no record is selected.
+    pub fn link(&self, current: &str, encode: impl Fn(&str) -> String) -> Option<String> {
+        let id = self.selected_id()?;
+        let hash = deep_link::write(current, id, self.lang, self.current_step, encode);
+        (hash != current).then_some(hash)
+    }
+
+    /// Forgets every record (the viewer is destroyed).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Appends entries; an opened record whose id is already shown becomes an error tab, named
+    /// by its file name. An opened file that could not be read is named by its file name too,
+    /// and gives that name up to a record whose id it is.
+    fn add_entries(&mut self, entries: Vec<Entry<T>>) {
+        for mut entry in entries {
+            if entry.content.loaded().is_some()
+                && let Some(i) = self.position(&entry.id)
+            {
+                if self.entries[i].named_by_file {
+                    let name = self.free_name(&self.entries[i].file, Some(&entry.id));
+                    self.entries[i].id = name;
+                } else {
+                    let error = LoadError::new(
+                        ViewerError::DuplicateRecord,
+                        format!("a record with the id \"{}\" is already shown", entry.id),
+                    );
+                    entry = Entry::failed(&entry.file, error);
+                }
+            }
+            if entry.named_by_file || self.position(&entry.id).is_some() {
+                entry.id = self.free_name(&entry.file, None);
+            }
+            self.entries.push(entry);
+        }
+    }
+
+    /// `name`, or `name (2)`, `name (3)`, … : the first that no entry has, other than `taken`.
+    fn free_name(&self, name: &str, taken: Option<&str>) -> String {
+        let mut id = name.to_string();
+        let mut n = 1;
+        while self.position(&id).is_some() || taken == Some(id.as_str()) {
+            n += 1;
+            id = format!("{name} ({n})");
+        }
+        id
+    }
+}
+
+fn unknown<T>(id: &str) -> LoadError<T> {
+    LoadError::new(ViewerError::UnknownRecord, format!("record \"{id}\""))
+}

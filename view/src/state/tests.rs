@@ -1,0 +1,247 @@
+//! The state's transitions, driven without a page.
+
+use std::rc::Rc;
+
+use project_lanes::record::{Recorder, Text};
+
+use super::*;
+use crate::entry::Loaded;
+
+fn text(s: &str) -> Text {
+    Text {
+        en: s.into(),
+        ja: s.into(),
+    }
+}
+
+/// A loaded record `id` of `steps` steps.
+fn record(id: &str, steps: usize) -> Entry<()> {
+    let mut rec = Recorder::new(id, text(id), text(id), &["docs", "site"], "site").unwrap();
+    for n in 0..steps {
+        rec.claim("docs", &format!("run-{n}"));
+    }
+    let record = rec.finish().unwrap();
+    Entry {
+        id: id.into(),
+        title: text(id),
+        file: format!("{id}.json"),
+        url: None,
+        opened: false,
+        named_by_file: false,
+        content: Content::Loaded(Rc::new(Loaded::new(record, ()))),
+    }
+}
+
+fn pending(id: &str) -> Entry<()> {
+    Entry {
+        content: Content::Pending,
+        ..record(id, 1)
+    }
+}
+
+fn opened(entry: Entry<()>, file: &str) -> Entry<()> {
+    Entry {
+        opened: true,
+        file: file.into(),
+        ..entry
+    }
+}
+
+fn link(record: Option<&str>, lang: Option<Lang>, step: Option<usize>) -> Link {
+    Link {
+        record: record.map(String::from),
+        lang,
+        step,
+    }
+}
+
+fn ids(state: &State<()>) -> Vec<&str> {
+    state.entries.iter().map(|e| e.id.as_str()).collect()
+}
+
+fn mounted(follows_link: bool) -> State<()> {
+    let mut state = State::new(Lang::En, follows_link);
+    let entries = vec![record("a", 3), record("b", 5)];
+    state.loaded(Ok(entries), None, Link::default());
+    state
+}
+
+#[test]
+fn the_page_asks_for_a_record_before_the_link_and_an_unknown_one_is_a_notice() {
+    let mut state = State::<()>::new(Lang::En, true);
+    let changes = state.loaded(
+        Ok(vec![record("a", 3), record("b", 5)]),
+        Some("b".into()),
+        link(Some("a"), None, Some(2)),
+    );
+    assert_eq!(state.selected_id(), Some("b"));
+    assert_eq!(state.current_step, Some(2));
+    assert_eq!(changes.step, Some(true));
+    assert_eq!(changes.link, Some(Write::Replace));
+    assert!(!state.loading);
+
+    let mut state = State::<()>::new(Lang::En, false);
+    let changes = state.loaded(
+        Ok(vec![record("a", 3)]),
+        Some("zzz".into()),
+        Link::default(),
+    );
+    assert_eq!(state.selected_id(), Some("a"));
+    assert_eq!(
+        state.notice.as_ref().map(|n| n.kind),
+        Some(ViewerError::UnknownRecord)
+    );
+    assert_eq!(
+        changes.link, None,
+        "a viewer that does not follow the link never writes it"
+    );
+}
+
+#[test]
+fn an_unknown_id_keeps_the_selection_until_the_next_selection_clears_the_notice() {
+    let mut state = mounted(false);
+    let (known, changes) = state.select("nope", Origin::User);
+    assert!(!known);
+    assert!(changes.status && !changes.panel);
+    assert_eq!(state.selected_id(), Some("a"));
+    let (known, changes) = state.select("a", Origin::User);
+    assert!(known);
+    assert!(changes.status, "the notice goes");
+    assert!(!changes.panel, "the same record stays");
+    assert!(state.notice.is_none());
+}
+
+#[test]
+fn a_new_record_starts_with_no_step_and_steps_stay_inside_the_record() {
+    let mut state = mounted(true);
+    assert_eq!(state.select_step(3, Origin::User), None, "a has 3 steps");
+    let changes = state.select_step(2, Origin::User).unwrap();
+    assert_eq!(
+        (changes.step, changes.link),
+        (Some(true), Some(Write::Push))
+    );
+    assert_eq!(state.current_step, Some(2));
+    let changes = state.select_step(2, Origin::User).unwrap();
+    assert_eq!(changes.step, None, "the same step is not shown again");
+    let changes = state.select_index(1, Origin::User);
+    assert!(changes.tabs && changes.panel);
+    assert_eq!(state.current_step, None);
+    assert_eq!(state.steps(), 5);
+}
+
+#[test]
+fn the_links_step_waits_for_its_record_and_is_dropped_for_another() {
+    let mut state = State::<()>::new(Lang::En, true);
+    let entries = vec![pending("a"), pending("b")];
+    state.loaded(Ok(entries), None, link(Some("b"), None, Some(3)));
+    assert_eq!((state.current_step, state.wanted_step), (None, Some(3)));
+    assert!(state.busy());
+    let changes = state.arrived(0, record("a", 9).content);
+    assert_eq!(
+        (changes.tab, changes.panel, changes.loaded),
+        (Some(0), false, false)
+    );
+    let changes = state.arrived(1, record("b", 5).content);
+    assert!(changes.panel && changes.loaded);
+    assert_eq!(changes.step, Some(true));
+    assert_eq!(changes.link, Some(Write::Replace));
+    assert_eq!(state.current_step, Some(3));
+    assert_eq!(
+        state.arrived(1, Content::Pending),
+        Changes::default(),
+        "once only"
+    );
+
+    // A step past the record's end is dropped; so is a step for a record no longer selected.
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(
+        Ok(vec![pending("a"), pending("b")]),
+        None,
+        link(None, None, Some(7)),
+    );
+    state.select_index(1, Origin::User);
+    assert_eq!(state.wanted_step, None);
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(Ok(vec![pending("a")]), None, link(None, None, Some(7)));
+    let changes = state.arrived(0, record("a", 2).content);
+    assert_eq!((changes.step, state.current_step), (None, None));
+}
+
+#[test]
+fn opened_records_get_free_names_and_never_replace_a_shown_record() {
+    let mut state = mounted(false);
+    let changes = state.open(vec![opened(record("a", 1), "mine.json")]);
+    assert!(changes.all);
+    assert_eq!(ids(&state), ["a", "b", "mine.json"]);
+    let duplicate = &state.entries[2];
+    assert!(
+        matches!(&duplicate.content, Content::Failed(e) if e.kind == ViewerError::DuplicateRecord)
+    );
+    assert_eq!(state.selected, 2);
+
+    // A file that could not be read is named by its file name, and gives the name up.
+    let broken = Entry::failed("c", LoadError::new(ViewerError::InvalidJson, "x"));
+    state.open(vec![broken]);
+    assert_eq!(ids(&state), ["a", "b", "mine.json", "c"]);
+    state.open(vec![opened(record("c", 1), "c.json")]);
+    assert_eq!(ids(&state), ["a", "b", "mine.json", "c (2)", "c"]);
+    state.open(vec![Entry::failed(
+        "c",
+        LoadError::new(ViewerError::InvalidJson, "x"),
+    )]);
+    assert_eq!(ids(&state), ["a", "b", "mine.json", "c (2)", "c", "c (3)"]);
+}
+
+#[test]
+fn files_opened_while_the_index_loads_come_after_its_records() {
+    let mut state = State::<()>::new(Lang::En, false);
+    let changes = state.open(vec![opened(record("mine", 1), "mine.json")]);
+    assert_eq!(
+        changes,
+        Changes::default(),
+        "nothing is shown before the index"
+    );
+    state.loaded(Ok(vec![record("a", 1)]), None, Link::default());
+    assert_eq!(ids(&state), ["a", "mine"]);
+    assert_eq!(state.selected_id(), Some("a"));
+}
+
+#[test]
+fn following_the_link_changes_language_record_and_step_without_writing_it_back() {
+    let mut state = mounted(true);
+    let changes = state.follow(link(Some("b"), Some(Lang::Ja), Some(4)));
+    assert_eq!(state.lang, Lang::Ja);
+    assert_eq!(
+        (state.selected_id(), state.current_step),
+        (Some("b"), Some(4))
+    );
+    assert!(changes.all && changes.panel);
+    assert_eq!(
+        changes.step,
+        Some(false),
+        "the link's step is shown, not scrolled to"
+    );
+    assert_eq!(changes.link, None);
+    // A link without a step clears it.
+    let changes = state.follow(link(Some("b"), None, None));
+    assert_eq!((state.current_step, changes.step), (None, Some(false)));
+    // While the index loads only the language is taken.
+    let mut state = State::<()>::new(Lang::En, true);
+    state.follow(link(Some("b"), Some(Lang::Ja), Some(1)));
+    assert_eq!((state.lang, state.entries.len()), (Lang::Ja, 0));
+}
+
+#[test]
+fn the_link_written_names_the_record_its_language_and_its_step_from_one() {
+    let mut state = mounted(true);
+    let encode = |v: &str| v.replace(' ', "%20");
+    assert_eq!(
+        state.link("#src=x", encode).as_deref(),
+        Some("#src=x&record=a&lang=en")
+    );
+    state.select_step(1, Origin::User);
+    state.set_lang(Lang::Ja, Origin::User);
+    let hash = state.link("", encode).unwrap();
+    assert_eq!(hash, "#record=a&lang=ja&step=2");
+    assert_eq!(state.link(&hash, encode), None, "unchanged");
+}

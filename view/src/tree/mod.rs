@@ -1,0 +1,260 @@
+//! A piece of DOM as a list of operations, written once and carried out by a backend: in the
+//! viewer, one JavaScript function builds it in one crossing (`web/js/tree.js`); here,
+//! [`html::write`] writes the same markup as a string.
+//!
+//! An operation is four numbers ([`WIDTH`]): its kind ([`ELEMENT`], [`SVG`], [`ATTRIBUTE`],
+//! [`TEXT`]), a node, and two strings by their index in the tree's string list. Node 0 is the
+//! root the tree is built into; every element an operation creates gets the next index. The
+//! strings are one text, each string followed by [`SEPARATOR`] (string 0 is the empty string);
+//! a separator inside record text becomes U+FFFD. Record text only ever becomes text content or
+//! attribute values, never markup.
+
+pub mod html;
+
+/// Numbers per operation.
+pub const WIDTH: usize = 4;
+/// `[ELEMENT, parent, tag, class]`: a new HTML element, appended to `parent`.
+pub const ELEMENT: u32 = 0;
+/// `[SVG, parent, tag, class]`: a new SVG element, appended to `parent`.
+pub const SVG: u32 = 1;
+/// `[ATTRIBUTE, node, name, value]`: sets an attribute.
+pub const ATTRIBUTE: u32 = 2;
+/// `[TEXT, node, text, 0]`: appends a text node.
+pub const TEXT: u32 = 3;
+/// Ends each string of the string list.
+pub const SEPARATOR: char = '\u{1f}';
+
+/// The operations to build, and how many nodes they have made so far.
+pub struct Tree {
+    ops: Vec<u32>,
+    strings: String,
+    count: u32,
+    nodes: u32,
+}
+
+/// A node of a [`Tree`], by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct N(pub u32);
+
+/// The root: the element the tree is built into.
+pub const ROOT: N = N(0);
+
+/// One operation, read back ([`Tree::ops`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Op<'a> {
+    Element {
+        parent: N,
+        svg: bool,
+        tag: &'a str,
+        class: &'a str,
+    },
+    Attribute {
+        node: N,
+        name: &'a str,
+        value: &'a str,
+    },
+    Text {
+        node: N,
+        text: &'a str,
+    },
+}
+
+/// Hundredths of a pixel as SVG number text, without float formatting (which would cost
+/// kilobytes of the wasm budget).
+pub fn px(hundredths: u64) -> String {
+    let mut out = (hundredths / 100).to_string();
+    let frac = hundredths % 100;
+    if frac != 0 {
+        out.push('.');
+        out.push(char::from(b'0' + (frac / 10) as u8));
+        if !frac.is_multiple_of(10) {
+            out.push(char::from(b'0' + (frac % 10) as u8));
+        }
+    }
+    out
+}
+
+impl Default for Tree {
+    fn default() -> Tree {
+        Tree::new()
+    }
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        let mut strings = String::with_capacity(4096);
+        strings.push(SEPARATOR);
+        Tree {
+            ops: Vec::with_capacity(1024),
+            strings,
+            count: 1,
+            nodes: 1,
+        }
+    }
+
+    /// The operations, [`WIDTH`] numbers each.
+    pub fn numbers(&self) -> &[u32] {
+        &self.ops
+    }
+
+    /// The strings, each followed by [`SEPARATOR`].
+    pub fn strings(&self) -> &str {
+        &self.strings
+    }
+
+    /// Whether there is nothing to build.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The operations, read back.
+    pub fn ops(&self) -> impl Iterator<Item = Op<'_>> {
+        let strings: Vec<&str> = self.strings.split(SEPARATOR).collect();
+        let s = move |i: u32| strings.get(i as usize).copied().unwrap_or_default();
+        self.ops.chunks_exact(WIDTH).map(move |op| {
+            let (node, a, b) = (N(op[1]), s(op[2]), s(op[3]));
+            match op[0] {
+                ELEMENT | SVG => Op::Element {
+                    parent: node,
+                    svg: op[0] == SVG,
+                    tag: a,
+                    class: b,
+                },
+                ATTRIBUTE => Op::Attribute {
+                    node,
+                    name: a,
+                    value: b,
+                },
+                _ => Op::Text { node, text: a },
+            }
+        })
+    }
+
+    /// Adds a string to the list; its index.
+    fn string(&mut self, value: &str) -> u32 {
+        if value.is_empty() {
+            return 0;
+        }
+        if value.contains(SEPARATOR) {
+            self.strings.extend(
+                value
+                    .chars()
+                    .map(|c| if c == SEPARATOR { '\u{fffd}' } else { c }),
+            );
+        } else {
+            self.strings.push_str(value);
+        }
+        self.strings.push(SEPARATOR);
+        self.count += 1;
+        self.count - 1
+    }
+
+    fn op(&mut self, kind: u32, node: N, a: &str, b: &str) {
+        let (a, b) = (self.string(a), self.string(b));
+        self.ops.extend_from_slice(&[kind, node.0, a, b]);
+    }
+
+    /// A new HTML element under `parent`.
+    pub fn el(&mut self, parent: N, tag: &str, class: &str) -> N {
+        self.op(ELEMENT, parent, tag, class);
+        self.nodes += 1;
+        N(self.nodes - 1)
+    }
+
+    /// A new HTML element under `parent` with a text.
+    pub fn el_text(&mut self, parent: N, tag: &str, class: &str, text: &str) -> N {
+        let e = self.el(parent, tag, class);
+        self.text(e, text);
+        e
+    }
+
+    /// A new SVG element under `parent`.
+    pub fn svg(&mut self, parent: N, tag: &str, class: &str) -> N {
+        self.op(SVG, parent, tag, class);
+        self.nodes += 1;
+        N(self.nodes - 1)
+    }
+
+    pub fn attr(&mut self, node: N, name: &str, value: &str) {
+        self.op(ATTRIBUTE, node, name, value);
+    }
+
+    /// Appends a text node (nothing for an empty text).
+    pub fn text(&mut self, node: N, value: &str) {
+        if !value.is_empty() {
+            self.op(TEXT, node, value, "");
+        }
+    }
+
+    /// SVG text at `x` (hundredths) and `y` (px).
+    pub fn svg_text(&mut self, parent: N, class: &str, x: u64, y: u64, value: &str) -> N {
+        let t = self.svg(parent, "text", class);
+        self.attr(t, "x", &px(x));
+        self.attr(t, "y", &px(y * 100));
+        self.text(t, value);
+        t
+    }
+
+    /// A rectangle at `x` (hundredths), `y` (px), `w` wide (hundredths) and `h` high (px).
+    pub fn rect(&mut self, parent: N, class: &str, (x, y): (u64, u64), (w, h): (u64, u64)) -> N {
+        let r = self.svg(parent, "rect", class);
+        self.attr(r, "x", &px(x));
+        self.attr(r, "y", &px(y * 100));
+        self.attr(r, "width", &px(w));
+        self.attr(r, "height", &px(h * 100));
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coordinates_are_written_without_float_formatting() {
+        assert_eq!(px(0), "0");
+        assert_eq!(px(1234), "12.34");
+        assert_eq!(px(1230), "12.3");
+        assert_eq!(px(1205), "12.05");
+    }
+
+    #[test]
+    fn every_operation_is_four_numbers_and_reads_back_as_written() {
+        let mut t = Tree::new();
+        let li = t.el(ROOT, "li", "lv-step");
+        t.attr(li, "data-note", "a\u{1f}b");
+        t.text(li, "");
+        t.text(li, "Step 1");
+        let g = t.svg(li, "g", "");
+        assert_eq!((li, g), (N(1), N(2)));
+        assert_eq!(t.numbers().len(), 4 * WIDTH);
+        let ops: Vec<Op> = t.ops().collect();
+        assert_eq!(
+            ops,
+            [
+                Op::Element {
+                    parent: ROOT,
+                    svg: false,
+                    tag: "li",
+                    class: "lv-step"
+                },
+                // A separator in record text cannot shift the strings after it.
+                Op::Attribute {
+                    node: li,
+                    name: "data-note",
+                    value: "a\u{fffd}b"
+                },
+                Op::Text {
+                    node: li,
+                    text: "Step 1"
+                },
+                Op::Element {
+                    parent: li,
+                    svg: true,
+                    tag: "g",
+                    class: ""
+                },
+            ]
+        );
+    }
+}

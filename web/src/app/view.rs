@@ -1,0 +1,336 @@
+//! A viewer's view: the DOM below its root (language switcher, open controls, error boxes,
+//! tabs, the panel), the cache of what was built, and its listeners. It shows what the state's
+//! transitions changed; it keeps no state of the viewer's own beyond the page.
+
+use std::rc::{Rc, Weak};
+
+use js_sys::Reflect;
+use lane_view::frame::{self, TabIds};
+use lane_view::i18n::{Msg, text};
+use lane_view::state::Write;
+use lane_view::tree::{ROOT, Tree};
+use wasm_bindgen::prelude::*;
+use web_sys::{Document, Element, HtmlElement};
+
+use super::{Core, hash_owner_key};
+use crate::dom::{Listener, append, attr, clear, css_string, el};
+use crate::entry::{Loaded, State};
+use crate::panels::Panels;
+use crate::tree::build;
+use crate::{link, render, timeline, verify};
+
+pub struct View {
+    pub(super) doc: Document,
+    /// The viewer's own root, inside the embedder's element.
+    pub(super) root: Element,
+    prefix: String,
+    open_controls: bool,
+    status: Element,
+    langs: Element,
+    tools: Element,
+    tablist: Element,
+    panel: Element,
+    pub(super) listeners: Vec<Listener>,
+    pub(super) destroyed: bool,
+    pub(super) core: Weak<Core>,
+    /// The element to focus once the current change is done (see [`Core::call`]).
+    pub(super) focus_after: Option<HtmlElement>,
+    /// What was built per record and language (panels, timelines), kept for when the record is
+    /// shown again: one bounded cache.
+    panels: Panels,
+}
+
+impl View {
+    /// The viewer's root inside `host`, with its parts.
+    pub(super) fn create(
+        host: &Element,
+        doc: Document,
+        prefix: String,
+        open_controls: bool,
+    ) -> View {
+        let root = el(&doc, "div", "lane-viewer", None);
+        // A landmark named by its label (`aria-label`, set with the language).
+        attr(&root, "role", "region");
+        attr(&root, "data-lane-viewer", "");
+        let status = el(&doc, "div", "lv-status", None);
+        attr(&status, "role", "status");
+        let langs = el(&doc, "div", "lv-langs", None);
+        attr(&langs, "role", "group");
+        let tools = el(&doc, "div", "lv-tools", None);
+        let tablist = el(&doc, "div", "lv-tabs", None);
+        attr(&tablist, "role", "tablist");
+        let panel = el(&doc, "section", "lv-panel", None);
+        attr(&panel, "role", "tabpanel");
+        attr(&panel, "tabindex", "0");
+        attr(&panel, "id", &format!("{prefix}-panel"));
+        for part in [&langs, &tools, &status, &tablist, &panel] {
+            append(&root, part);
+        }
+        host.append_child(&root).unwrap_throw();
+        View {
+            doc,
+            root,
+            prefix,
+            open_controls,
+            status,
+            langs,
+            tools,
+            tablist,
+            panel,
+            listeners: Vec::new(),
+            destroyed: false,
+            core: Weak::new(),
+            focus_after: None,
+            panels: Panels::default(),
+        }
+    }
+
+    pub(super) fn with_core(self, core: Weak<Core>) -> View {
+        View { core, ..self }
+    }
+
+    pub(super) fn open_controls(&self) -> bool {
+        self.open_controls
+    }
+
+    /// What has focus inside the viewer, to give the same place focus after a rebuild.
+    pub(super) fn focus_key(&self) -> Option<String> {
+        let active = self.doc.active_element()?;
+        if !self.root.contains(Some(&active)) {
+            return None;
+        }
+        if let Some(id) = active
+            .get_attribute("role")
+            .filter(|r| r == "tab")
+            .and(active.get_attribute("data-record-id"))
+        {
+            return Some(format!(
+                "[role=tab][data-record-id=\"{}\"]",
+                css_string(&id)
+            ));
+        }
+        if let Some(tag) = active.get_attribute("data-lang-choice") {
+            return Some(format!("[data-lang-choice={tag}]"));
+        }
+        if active.has_attribute("data-open-records") {
+            return Some("[data-open-records]".into());
+        }
+        if self.panel.contains(Some(&active)) {
+            return Some("[role=tabpanel]".into());
+        }
+        None
+    }
+
+    pub(super) fn find(&self, selector: &str) -> Option<HtmlElement> {
+        Some(self.root.query_selector(selector).ok()??.unchecked_into())
+    }
+    pub(super) fn tab_id(&self, i: usize) -> String {
+        format!("{}-tab-{i}", self.prefix)
+    }
+
+    /// Everything again (a new language, new records); keeps focus on the same place. Returns
+    /// the panel's promise of its last step.
+    pub(super) fn render_all(&mut self, state: &State) -> Option<js_sys::Promise> {
+        let focus = self.focus_key();
+        let lang = state.lang;
+        let busy = state.busy();
+        attr(&self.root, "lang", lang.tag());
+        attr(&self.root, "aria-label", text(lang, Msg::ViewerLabel));
+        if busy {
+            attr(&self.root, "aria-busy", "true");
+        } else {
+            self.root.remove_attribute("aria-busy").ok();
+        }
+        clear(&self.langs);
+        attr(&self.langs, "aria-label", text(lang, Msg::LanguageLabel));
+        let mut t = Tree::new();
+        frame::languages(&mut t, ROOT, lang);
+        build(&t, &self.langs);
+        clear(&self.tools);
+        if self.open_controls {
+            let mut t = Tree::new();
+            frame::open_controls(&mut t, ROOT, lang);
+            build(&t, &self.tools);
+        }
+        self.render_status(state);
+        clear(&self.tablist);
+        attr(&self.tablist, "aria-label", text(lang, Msg::RecordsLabel));
+        let mut t = Tree::new();
+        let panel_id = self.panel.id();
+        for (i, entry) in state.entries.iter().enumerate() {
+            let id = self.tab_id(i);
+            let ids = TabIds {
+                tab: &id,
+                panel: &panel_id,
+            };
+            frame::tab(&mut t, ROOT, lang, entry, &ids);
+        }
+        build(&t, &self.tablist);
+        self.update_tabs(state);
+        let settled = self.render_panel(state);
+        if let Some(selector) = focus {
+            self.focus_after = self.find(&selector);
+        }
+        settled
+    }
+
+    /// The error boxes (the index's, an unknown id's) and, while loading, the loading line.
+    pub(super) fn render_status(&self, state: &State) {
+        clear(&self.status);
+        let mut t = Tree::new();
+        for error in [&state.index_error, &state.notice].into_iter().flatten() {
+            frame::error_box(&mut t, ROOT, state.lang, error);
+        }
+        if state.busy() {
+            frame::loading(&mut t, ROOT, state.lang);
+        }
+        build(&t, &self.status);
+    }
+
+    /// Which tab is selected.
+    pub(super) fn update_tabs(&self, state: &State) {
+        let tabs = self.tablist.children();
+        for i in 0..tabs.length() {
+            let Some(tab) = tabs.item(i) else { continue };
+            let selected = i as usize == state.selected;
+            let value = if selected { "true" } else { "false" };
+            attr(&tab, "aria-selected", value);
+            attr(&tab, "tabindex", if selected { "0" } else { "-1" });
+        }
+    }
+
+    /// Record `i` arrived: its tab stops saying it is loading, or says it failed.
+    pub(super) fn replace_tab(&mut self, state: &State, i: usize) {
+        let Some(old) = self.tablist.children().item(i as u32) else {
+            return;
+        };
+        let Some(entry) = state.entries.get(i) else {
+            return;
+        };
+        if entry.content.loaded().is_some() {
+            // Nothing else about the tab changes: no new style or layout for the page.
+            old.remove_attribute("aria-busy").ok();
+            return;
+        }
+        // A failed record's tab says so (class, code, words): built again.
+        let (id, panel_id) = (self.tab_id(i), self.panel.id());
+        let ids = TabIds {
+            tab: &id,
+            panel: &panel_id,
+        };
+        let tab = render::tab(&self.doc, state.lang, entry, &ids);
+        let focused = self.doc.active_element().is_some_and(|a| a == old);
+        old.replace_with_with_node_1(&tab).ok();
+        self.update_tabs(state);
+        if focused {
+            self.focus_after = Some(tab.unchecked_into());
+        }
+    }
+
+    /// No record is loading any more.
+    pub(super) fn loaded_all(&self) {
+        self.root.remove_attribute("aria-busy").ok();
+        if let Ok(Some(line)) = self.status.query_selector(".lv-loading") {
+            line.remove();
+        }
+    }
+
+    /// The selected record's panel (kept from before, or built); starts verifying its record.
+    /// Returns the panel's promise of its last step.
+    pub(super) fn render_panel(&mut self, state: &State) -> Option<js_sys::Promise> {
+        self.panels.leave(&self.panel);
+        clear(&self.panel);
+        for name in [
+            "data-selected-record",
+            "aria-labelledby",
+            "data-verification",
+        ] {
+            self.panel.remove_attribute(name).ok();
+        }
+        let Some(entry) = state.selected_entry() else {
+            self.panel.set_attribute("hidden", "").ok();
+            return None;
+        };
+        if let Some(loaded) = entry.content.loaded() {
+            let weak = self.core.clone();
+            verify::start(loaded, move |loaded| {
+                let Some(core) = weak.upgrade() else { return };
+                let loaded = loaded.clone();
+                core.call(move |core, view| view.refresh_verification(core, &loaded));
+            });
+        }
+        self.panel.remove_attribute("hidden").ok();
+        attr(&self.panel, "aria-labelledby", &self.tab_id(state.selected));
+        let lang = state.lang;
+        if let Some(loaded) = entry.content.loaded()
+            && self.panels.restore(&self.doc, &self.panel, loaded, lang)
+        {
+            attr(&self.panel, "data-selected-record", &entry.id);
+            return None;
+        }
+        let panels = &mut self.panels;
+        let mut kept = |loaded: &Rc<Loaded>| panels.timeline(loaded, lang);
+        let settled = render::panel(lang, &self.panel, entry, &mut kept);
+        if let Some(loaded) = entry.content.loaded() {
+            self.panels.shown(loaded, lang);
+        }
+        settled
+    }
+
+    /// Shows the current step (`scroll`: into view); a card not built yet is marked once
+    /// `settled` resolves.
+    pub(super) fn show_step(&self, state: &State, scroll: bool, settled: Option<js_sys::Promise>) {
+        let record = state
+            .selected_entry()
+            .and_then(|e| e.content.loaded())
+            .map(|l| &l.record);
+        let current = state
+            .current_step
+            .and_then(|n| Some((n, record?.steps.get(n)?)));
+        timeline::show(
+            &self.root,
+            &self.panel,
+            state.lang,
+            current,
+            scroll,
+            settled,
+        );
+    }
+
+    /// Shows new verification progress or its result, if that record is the one shown.
+    fn refresh_verification(&self, core: &Core, loaded: &Rc<Loaded>) {
+        if self.destroyed {
+            return;
+        }
+        let state = core.state.borrow();
+        let shown = state
+            .selected_entry()
+            .and_then(|e| e.content.loaded())
+            .is_some_and(|l| Rc::ptr_eq(l, loaded));
+        if shown {
+            render::update_verification(&self.doc, state.lang, &self.panel, loaded);
+        }
+    }
+
+    /// Writes the deep link: a new history entry, or a replacement.
+    pub(super) fn write_link(&self, state: &State, write: Write) {
+        link::write(state, write);
+    }
+
+    /// Removes the viewer's DOM and listeners.
+    pub(super) fn destroy(&mut self) {
+        self.destroyed = true;
+        self.listeners.clear();
+        // Emptying the panel also stops a large record's background rendering; dropping the
+        // records (the state's) stops their background verification.
+        clear(&self.panel);
+        self.panels.clear();
+        if Reflect::get(&self.doc, &hash_owner_key())
+            .ok()
+            .is_some_and(|owner| owner == JsValue::from(&self.root))
+        {
+            let _ = Reflect::delete_property(&self.doc, &hash_owner_key());
+        }
+        self.root.remove();
+    }
+}
