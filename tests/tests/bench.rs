@@ -229,7 +229,7 @@ async fn timeline_of_the_10000_step_record() {
     );
 }
 
-/// Issue 9: the core's check and replay in this browser (parse excluded), for the 10,000-step
+/// The core's check and replay in this browser (parse excluded), for the 10,000-step
 /// record and for the bundled records together.
 #[wasm_bindgen_test]
 async fn replay_in_the_browser() {
@@ -265,7 +265,7 @@ async fn replay_in_the_browser() {
     );
 }
 
-/// Issue 9: opening a 10,000-step file (open_text: parse, check, the first replay chunk and the
+/// Opening a 10,000-step file (open_text: parse, check, the first replay chunk and the
 /// first steps built) until its first steps are laid out.
 #[wasm_bindgen_test]
 async fn open_a_10000_step_file() {

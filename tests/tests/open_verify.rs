@@ -1,4 +1,4 @@
-//! Issue 9: every record shown is replayed on the core in the browser, and people open their
+//! Every record shown is replayed on the core in the browser, and people open their
 //! own records (open_text, the file picker's path, drops), bad input included.
 
 #![cfg(target_arch = "wasm32")]

@@ -88,7 +88,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         .to_vec();
     write_index(&twice, entries)?;
 
-    hardening(&site, &good, &stale)?;
+    hostile_sources(&site, &good, &stale)?;
     dense_refusals(&site)?;
     oversized_record(&site)?;
 
@@ -209,8 +209,8 @@ pub fn large(steps: usize) -> Result<Record> {
     Ok(rec.finish()?)
 }
 
-/// Fixtures of the viewer's hardening and verification tests.
-fn hardening(site: &Path, good: &[u8], stale: &[u8]) -> Result<()> {
+/// Fixtures of hostile servers and files, and of the verification tests.
+fn hostile_sources(site: &Path, good: &[u8], stale: &[u8]) -> Result<()> {
     let fixtures = site.join("fixtures");
 
     // An index far over the format's 1,024 entries (the viewer must refuse it at once).
