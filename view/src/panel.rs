@@ -83,7 +83,7 @@ pub fn tail<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, loaded: &L
     t.el_text(parent, "h3", "lv-h", text(lang, Msg::StepsHeading));
     let list = t.el(parent, "div", "lv-steps");
     if let Some(step) = loaded.verification.borrow().mismatch_step() {
-        t.attr(list, "data-mismatch-at", &step.to_string());
+        t.attr_number(list, "data-mismatch-at", step as u64);
     }
     // After the steps, so usually below the fold: laid out when it comes near the viewport.
     let end = t.el(parent, "div", "lv-end");
@@ -112,8 +112,8 @@ pub fn verification<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) 
             t.text(line, &shown);
             t.text(line, " ");
             let progress = t.el(line, "progress", "");
-            t.attr(progress, "max", &count.to_string());
-            t.attr(progress, "value", &done.to_string());
+            t.attr_number(progress, "max", count as u64);
+            t.attr_number(progress, "value", done as u64);
         }
         Verification::Verified => {
             let msg = if count == 1 {
@@ -144,7 +144,7 @@ pub fn verification<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) 
                     // The line links to the step (built now or later in the background).
                     let link = t.el_text(line, "a", "lv-goto", &head);
                     t.attr(link, "href", "#");
-                    t.attr(link, "data-goto-step", &step.to_string());
+                    t.attr_number(link, "data-goto-step", step as u64);
                 }
                 None => t.text(line, &head),
             }

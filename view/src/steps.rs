@@ -38,7 +38,7 @@ pub fn cards(
             Some(ol) if !at.is_multiple_of(PER_LIST) => ol,
             _ => {
                 let ol = t.el(parent, "ol", "lv-chunk");
-                t.attr(ol, "start", &(at + 1).to_string());
+                t.attr_number(ol, "start", at as u64 + 1);
                 ol
             }
         };
@@ -66,7 +66,7 @@ fn card(t: &mut Tree, list: N, lang: Lang, record: &Record, i: usize, mismatch: 
             "lv-step lv-refused"
         },
     );
-    t.attr(li, "data-step", &i.to_string());
+    t.attr_number(li, "data-step", i as u64);
     t.attr(li, "data-op", step.op.as_str());
     t.attr(li, "data-result", code);
     if mismatch {

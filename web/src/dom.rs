@@ -2,28 +2,11 @@
 //! and attribute values: never as markup.
 
 use wasm_bindgen::prelude::*;
-use web_sys::{Document, Element, Event, EventTarget, Node};
-
-/// Creates `<tag class=…>` with optional text.
-pub fn el(doc: &Document, tag: &str, class: &str, text: Option<&str>) -> Element {
-    let element = doc.create_element(tag).unwrap_throw();
-    if !class.is_empty() {
-        element.set_class_name(class);
-    }
-    if let Some(text) = text {
-        element.set_text_content(Some(text));
-    }
-    element
-}
+use web_sys::{Element, Event, EventTarget, Node};
 
 /// Sets an attribute (values are never interpreted as markup).
 pub fn attr(element: &Element, name: &str, value: &str) {
     element.set_attribute(name, value).unwrap_throw();
-}
-
-/// Appends `child` to `parent`.
-pub fn append(parent: &Element, child: &Element) {
-    parent.append_child(child).unwrap_throw();
 }
 
 /// `value` as an element, from whichever window it comes: `instanceof` (`dyn_into`) would

@@ -18,7 +18,7 @@ use super::look::{Bar, Fill, look, patterns, shape};
 use super::model::{Row, RowKind, State, Timeline, timeline};
 use super::refused::{Band, Mark, draw_marks, refused_marks};
 use crate::i18n::{Lang, TlMsg, group, text};
-use crate::tree::{N, Tree, px};
+use crate::tree::{N, Tree, push_number, push_px};
 
 /// The ids of the hidden text alternative and keys hint (`aria-describedby` of the drawing).
 fn described_by(prefix: &str) -> (String, String) {
@@ -235,9 +235,9 @@ fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
         let tick = t.svg_text(axis, "lv-tl-tick", x, 15, &label);
         t.attr(tick, "text-anchor", anchor);
         grid.push('M');
-        grid.push_str(&px(center));
+        push_px(&mut grid, center);
         grid.push_str(",20V");
-        grid.push_str(&rows_end.to_string());
+        push_number(&mut grid, rows_end);
     }
     let grid_path = t.svg(root, "path", "lv-tl-grid");
     t.attr(grid_path, "d", &grid);
@@ -264,8 +264,8 @@ fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top:
         let r = shape(t, group, prefix, segment.state, (x, w), top);
         t.attr(r, "data-segment", "");
         t.attr(r, "data-state", segment.state.as_str());
-        t.attr(r, "data-from", &segment.from.to_string());
-        t.attr(r, "data-to", &segment.to.to_string());
+        t.attr_number(r, "data-from", segment.from as u64);
+        t.attr_number(r, "data-to", segment.to as u64);
         let (bar, fill) = look(segment.state);
         if let Some(run) = segment.run
             && bar == Bar::Full

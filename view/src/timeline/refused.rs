@@ -118,7 +118,7 @@ pub(super) fn draw_marks(t: &mut Tree, root: N, g: &Geometry, band: &Band, marks
             Mark::One { step, code } => {
                 let center = g.x(step) + col / 2;
                 let m = t.svg(root, "g", "lv-tl-refused");
-                t.attr(m, "data-refused-step", &step.to_string());
+                t.attr_number(m, "data-refused-step", step as u64);
                 t.attr(m, "data-code", code);
                 let guide = t.svg(m, "path", "lv-tl-guide");
                 t.attr(
@@ -140,9 +140,9 @@ pub(super) fn draw_marks(t: &mut Tree, root: N, g: &Geometry, band: &Band, marks
             Mark::Bucket { from, to, count } => {
                 let m = t.svg(root, "g", "lv-tl-refused lv-tl-bucket");
                 t.attr(m, "data-refused-bucket", "");
-                t.attr(m, "data-from", &from.to_string());
-                t.attr(m, "data-to", &to.to_string());
-                t.attr(m, "data-count", &count.to_string());
+                t.attr_number(m, "data-from", from as u64);
+                t.attr_number(m, "data-to", to as u64);
+                t.attr_number(m, "data-count", count as u64);
                 let w = (g.x(to + 1) - g.x(from)).max(400);
                 let x = (g.x(from) + g.x(to + 1)) / 2 - w / 2;
                 t.rect(m, "lv-tl-bucket-bar", (x, y + 5), (w, 10));

@@ -62,7 +62,32 @@ pub enum Op<'a> {
 /// Hundredths of a pixel as SVG number text, without float formatting (which would cost
 /// kilobytes of the wasm budget).
 pub fn px(hundredths: u64) -> String {
-    let mut out = (hundredths / 100).to_string();
+    let mut out = String::new();
+    push_px(&mut out, hundredths);
+    out
+}
+
+/// Appends `n` in decimal (without the formatting machinery).
+pub fn push_number(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// Appends hundredths of a pixel as SVG number text (`12.05`, `12.3`, `12`).
+pub fn push_px(out: &mut String, hundredths: u64) {
+    push_number(out, hundredths / 100);
     let frac = hundredths % 100;
     if frac != 0 {
         out.push('.');
@@ -71,7 +96,6 @@ pub fn px(hundredths: u64) -> String {
             out.push(char::from(b'0' + (frac % 10) as u8));
         }
     }
-    out
 }
 
 impl Default for Tree {
@@ -149,6 +173,14 @@ impl Tree {
         self.count - 1
     }
 
+    /// Adds a string written by `write` to the list; its index.
+    fn string_with(&mut self, write: impl FnOnce(&mut String)) -> u32 {
+        write(&mut self.strings);
+        self.strings.push(SEPARATOR);
+        self.count += 1;
+        self.count - 1
+    }
+
     fn op(&mut self, kind: u32, node: N, a: &str, b: &str) {
         let (a, b) = (self.string(a), self.string(b));
         self.ops.extend_from_slice(&[kind, node.0, a, b]);
@@ -179,6 +211,22 @@ impl Tree {
         self.op(ATTRIBUTE, node, name, value);
     }
 
+    /// Sets an attribute to a whole number.
+    pub fn attr_number(&mut self, node: N, name: &str, value: u64) {
+        let name = self.string(name);
+        let value = self.string_with(|out| push_number(out, value));
+        self.ops
+            .extend_from_slice(&[ATTRIBUTE, node.0, name, value]);
+    }
+
+    /// Sets an attribute to hundredths of a pixel, written as SVG number text.
+    pub fn attr_px(&mut self, node: N, name: &str, hundredths: u64) {
+        let name = self.string(name);
+        let value = self.string_with(|out| push_px(out, hundredths));
+        self.ops
+            .extend_from_slice(&[ATTRIBUTE, node.0, name, value]);
+    }
+
     /// Appends a text node (nothing for an empty text).
     pub fn text(&mut self, node: N, value: &str) {
         if !value.is_empty() {
@@ -189,8 +237,8 @@ impl Tree {
     /// SVG text at `x` (hundredths) and `y` (px).
     pub fn svg_text(&mut self, parent: N, class: &str, x: u64, y: u64, value: &str) -> N {
         let t = self.svg(parent, "text", class);
-        self.attr(t, "x", &px(x));
-        self.attr(t, "y", &px(y * 100));
+        self.attr_px(t, "x", x);
+        self.attr_number(t, "y", y);
         self.text(t, value);
         t
     }
@@ -198,10 +246,10 @@ impl Tree {
     /// A rectangle at `x` (hundredths), `y` (px), `w` wide (hundredths) and `h` high (px).
     pub fn rect(&mut self, parent: N, class: &str, (x, y): (u64, u64), (w, h): (u64, u64)) -> N {
         let r = self.svg(parent, "rect", class);
-        self.attr(r, "x", &px(x));
-        self.attr(r, "y", &px(y * 100));
-        self.attr(r, "width", &px(w));
-        self.attr(r, "height", &px(h * 100));
+        self.attr_px(r, "x", x);
+        self.attr_number(r, "y", y);
+        self.attr_px(r, "width", w);
+        self.attr_number(r, "height", h);
         r
     }
 }
@@ -216,6 +264,10 @@ mod tests {
         assert_eq!(px(1234), "12.34");
         assert_eq!(px(1230), "12.3");
         assert_eq!(px(1205), "12.05");
+        assert_eq!(px(100_000_000_000), "1000000000");
+        let mut out = String::new();
+        push_number(&mut out, u64::MAX);
+        assert_eq!(out, u64::MAX.to_string());
     }
 
     #[test]

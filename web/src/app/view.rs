@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlElement};
 
 use super::{Core, hash_owner_key};
-use crate::dom::{Listener, append, attr, clear, css_string, el};
+use crate::dom::{Listener, attr, clear, css_string};
 use crate::entry::{Loaded, State};
 use crate::panels::Panels;
 use crate::tree::build;
@@ -48,25 +48,25 @@ impl View {
         prefix: String,
         open_controls: bool,
     ) -> View {
-        let root = el(&doc, "div", "lane-viewer", None);
+        let mut t = Tree::new();
+        let root = t.el(ROOT, "div", "lane-viewer");
         // A landmark named by its label (`aria-label`, set with the language).
-        attr(&root, "role", "region");
-        attr(&root, "data-lane-viewer", "");
-        let status = el(&doc, "div", "lv-status", None);
-        attr(&status, "role", "status");
-        let langs = el(&doc, "div", "lv-langs", None);
-        attr(&langs, "role", "group");
-        let tools = el(&doc, "div", "lv-tools", None);
-        let tablist = el(&doc, "div", "lv-tabs", None);
-        attr(&tablist, "role", "tablist");
-        let panel = el(&doc, "section", "lv-panel", None);
-        attr(&panel, "role", "tabpanel");
-        attr(&panel, "tabindex", "0");
-        attr(&panel, "id", &format!("{prefix}-panel"));
-        for part in [&langs, &tools, &status, &tablist, &panel] {
-            append(&root, part);
-        }
-        host.append_child(&root).unwrap_throw();
+        t.attr(root, "role", "region");
+        t.attr(root, "data-lane-viewer", "");
+        let langs = t.el(root, "div", "lv-langs");
+        t.attr(langs, "role", "group");
+        let tools = t.el(root, "div", "lv-tools");
+        let status = t.el(root, "div", "lv-status");
+        t.attr(status, "role", "status");
+        let tablist = t.el(root, "div", "lv-tabs");
+        t.attr(tablist, "role", "tablist");
+        let panel = t.el(root, "section", "lv-panel");
+        t.attr(panel, "role", "tabpanel");
+        t.attr(panel, "tabindex", "0");
+        t.attr(panel, "id", &format!("{prefix}-panel"));
+        let built = build(&t, host);
+        let [root, status, langs, tools, tablist, panel] =
+            [root, status, langs, tools, tablist, panel].map(|n| built.element(n));
         View {
             doc,
             root,
