@@ -5,8 +5,8 @@
 //! An operation is four numbers ([`WIDTH`]): its kind ([`ELEMENT`], [`SVG`], [`ATTRIBUTE`],
 //! [`TEXT`]), a node, and two strings by their index in the tree's string list. Node 0 is the
 //! root the tree is built into; every element an operation creates gets the next index. The
-//! strings are one text, each string followed by [`SEPARATOR`] (string 0 is the empty string);
-//! a separator inside record text becomes U+FFFD. Record text only ever becomes text content or
+//! strings are one text, each string followed by [`SEPARATOR`] (string 0 is the empty string;
+//! a short string that repeats is written once); a separator inside record text becomes U+FFFD. Record text only ever becomes text content or
 //! attribute values, never markup.
 
 pub mod html;
@@ -24,12 +24,20 @@ pub const TEXT: u32 = 3;
 /// Ends each string of the string list.
 pub const SEPARATOR: char = '\u{1f}';
 
+/// Strings of up to this many bytes are written once per tree (a repeated tag, class,
+/// attribute name or label refers to the first), as far as [`SLOTS`] remember them.
+const SHORT: usize = 64;
+/// Strings remembered, by a hash of their bytes.
+const SLOTS: usize = 512;
+
 /// The operations to build, and how many nodes they have made so far.
 pub struct Tree {
     ops: Vec<u32>,
     strings: String,
     count: u32,
     nodes: u32,
+    /// Short strings written so far: (start in `strings`, length, index), by hash.
+    seen: Vec<(u32, u32, u32)>,
 }
 
 /// A node of a [`Tree`], by index.
@@ -113,6 +121,7 @@ impl Tree {
             strings,
             count: 1,
             nodes: 1,
+            seen: vec![(0, 0, 0); SLOTS],
         }
     }
 
@@ -159,6 +168,25 @@ impl Tree {
         if value.is_empty() {
             return 0;
         }
+        let bytes = value.as_bytes();
+        let slot = (bytes.len() <= SHORT).then(|| {
+            // FNV-1a.
+            let hash = bytes.iter().fold(0x811c_9dc5_u32, |h, &b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+            hash as usize % SLOTS
+        });
+        if let Some((start, len, index)) = slot.and_then(|s| self.seen.get(s).copied())
+            && index != 0
+            && self
+                .strings
+                .as_bytes()
+                .get(start as usize..(start + len) as usize)
+                == Some(bytes)
+        {
+            return index;
+        }
+        let start = self.strings.len() as u32;
         if value.contains(SEPARATOR) {
             self.strings.extend(
                 value
@@ -168,8 +196,12 @@ impl Tree {
         } else {
             self.strings.push_str(value);
         }
+        let len = self.strings.len() as u32 - start;
         self.strings.push(SEPARATOR);
         self.count += 1;
+        if let Some(seen) = slot.and_then(|s| self.seen.get_mut(s)) {
+            *seen = (start, len, self.count - 1);
+        }
         self.count - 1
     }
 
@@ -268,6 +300,34 @@ mod tests {
         let mut out = String::new();
         push_number(&mut out, u64::MAX);
         assert_eq!(out, u64::MAX.to_string());
+    }
+
+    #[test]
+    fn a_repeated_short_string_is_written_once() {
+        let mut t = Tree::new();
+        for n in 0..3 {
+            let li = t.el(ROOT, "li", "lv-lane");
+            t.attr_number(li, "data-n", n);
+            t.text(li, "site: idle");
+        }
+        assert_eq!(t.strings().matches("site: idle").count(), 1);
+        assert_eq!(t.strings().matches("lv-lane").count(), 1);
+        let texts: Vec<&str> = t
+            .ops()
+            .filter_map(|op| match op {
+                Op::Text { text, .. } => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["site: idle"; 3]);
+        let long = "x".repeat(SHORT + 1);
+        t.text(ROOT, &long);
+        t.text(ROOT, &long);
+        assert_eq!(
+            t.strings().matches(&long).count(),
+            2,
+            "long strings are not remembered"
+        );
     }
 
     #[test]
