@@ -6,6 +6,7 @@ mod browser;
 mod dist;
 mod fixtures;
 mod postgres;
+mod responses;
 mod serve;
 mod size;
 mod test_routes;
