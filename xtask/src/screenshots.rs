@@ -5,11 +5,13 @@
 //! as tall as the page (up to `MAX_HEIGHT`).
 
 use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::engines::Installed;
 use crate::serve::StaticServer;
-use crate::util::{Result, project_root, step};
+use crate::tools::{apt_install, can_apt};
+use crate::util::{Result, output, project_root, step};
 use crate::webdriver::{Driver, Look, WINDOW};
 
 /// The tallest window a picture is taken in.
@@ -43,6 +45,7 @@ const READY: &str = "
         && document.fonts.status === 'loaded';";
 
 pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
+    japanese_fonts()?;
     let server = StaticServer::bind(dist, 0)?;
     let addr = server.spawn();
     let out = project_root().join("target/screenshots");
@@ -128,4 +131,26 @@ async fn picture(
     // Let the newly visible parts lay out (content-visibility: auto) and paint.
     tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(client.screenshot().await?)
+}
+
+/// A font with Japanese glyphs, without which the Japanese pictures show empty boxes: Debian's
+/// `fonts-noto-cjk` (what most Linux desktops read Japanese with), installed as root.
+fn japanese_fonts() -> Result<()> {
+    let has = || {
+        output(Command::new("fc-list").args([":lang=ja", "family"]))
+            .is_some_and(|fonts| !fonts.trim().is_empty())
+    };
+    if has() {
+        return Ok(());
+    }
+    if !can_apt() {
+        return Err(
+            "the Japanese pictures need a Japanese font, and this machine has none.\n\
+                    On Debian or Ubuntu: sudo apt-get install -y --no-install-recommends \
+                    fonts-noto-cjk"
+                .into(),
+        );
+    }
+    step("installing a Japanese font for the pictures (apt-get install fonts-noto-cjk)");
+    apt_install(&["fonts-noto-cjk"], None)
 }
