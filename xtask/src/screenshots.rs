@@ -128,8 +128,15 @@ async fn picture(
     client
         .set_window_size(WINDOW.0, (height as u32).clamp(WINDOW.1, MAX_HEIGHT))
         .await?;
-    // Let the newly visible parts lay out (content-visibility: auto) and paint.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Let the newly visible parts lay out (content-visibility: auto) and paint. WebKit decides
+    // which of them are near the viewport when the page scrolls, not when the window grows.
+    client
+        .execute(
+            "scrollTo(0, document.documentElement.scrollHeight); scrollTo(0, 0);",
+            vec![],
+        )
+        .await?;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     Ok(client.screenshot().await?)
 }
 
