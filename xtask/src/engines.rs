@@ -287,13 +287,15 @@ pub struct Display {
 impl Display {
     pub fn start(xvfb: &Path) -> Result<Display> {
         let mut child = Command::new(xvfb)
-            // Xvfb writes the display number it chose to file descriptor 1 once it is ready.
+            // Xvfb writes the display number it chose to file descriptor 1 once it is ready. The
+            // screen is as tall as the tallest screenshot: WebKit lays out and paints only what
+            // lies on the screen.
             .args([
                 "-displayfd",
                 "1",
                 "-screen",
                 "0",
-                "1280x1024x24",
+                "1920x4200x24",
                 "-nolisten",
                 "tcp",
             ])

@@ -15,7 +15,7 @@ use crate::util::{Result, output, project_root, step};
 use crate::webdriver::{Driver, Look, WINDOW};
 
 /// The tallest window a picture is taken in.
-const MAX_HEIGHT: u32 = 4000;
+const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (engines.rs)
 
 /// How long a page may take to be ready for its picture.
 const READY_LIMIT: Duration = Duration::from_secs(60);
@@ -91,7 +91,9 @@ async fn picture(
     viewers: usize,
     dark: bool,
 ) -> Result<Vec<u8>> {
-    client.set_window_size(WINDOW.0, WINDOW.1).await?;
+    // Loaded in the tallest window, then made as tall as the page: WebKit does not always lay out
+    // the parts of a page that a growing window brings into view until it scrolls.
+    client.set_window_size(WINDOW.0, MAX_HEIGHT).await?;
     client.goto(url).await?;
     let started = Instant::now();
     loop {
@@ -119,7 +121,7 @@ async fn picture(
     }
     let height = client
         .execute(
-            "return document.documentElement.scrollHeight + (outerHeight - innerHeight);",
+            "return Math.ceil(document.body.getBoundingClientRect().bottom + scrollY) + 16 + (outerHeight - innerHeight);",
             vec![],
         )
         .await?
@@ -128,15 +130,7 @@ async fn picture(
     client
         .set_window_size(WINDOW.0, (height as u32).clamp(WINDOW.1, MAX_HEIGHT))
         .await?;
-    // Let the newly visible parts lay out (content-visibility: auto) and paint. WebKit decides
-    // which of them are near the viewport when the page scrolls, not when the window grows.
-    client
-        .execute(
-            "scrollTo(0, document.documentElement.scrollHeight); scrollTo(0, 0);",
-            vec![],
-        )
-        .await?;
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(client.screenshot().await?)
 }
 
