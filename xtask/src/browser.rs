@@ -587,3 +587,47 @@ fn build(suite: Suite, site: SocketAddr) -> Result<Vec<PathBuf>> {
     }
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_test_marked_not_in_an_engine_exists_under_one_name() {
+        let dir = project_root().join("tests/tests");
+        let mut sources = String::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            sources.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        let functions: Vec<&str> = sources
+            .split("fn ")
+            .skip(1)
+            .map(|rest| {
+                rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("")
+            })
+            .collect();
+        for (engine, test, why) in NOT_IN {
+            assert!(!why.is_empty());
+            // `--skip` matches parts of names: the entry must name one test and match no other.
+            let matching: Vec<&&str> = functions.iter().filter(|f| f.contains(test)).collect();
+            assert_eq!(matching, vec![test], "NOT_IN ({engine:?}) names `{test}`");
+        }
+    }
+
+    #[test]
+    fn the_watchdog_follows_the_runner_output() {
+        let mut progress = Progress::default();
+        progress.read("Invoking test: shows_a_record");
+        assert_eq!(progress.running.as_ref().unwrap().0, "shows_a_record");
+        progress.read("    page-snapshot after 45 s: | viewer 1");
+        assert!(progress.snapshot.is_some());
+        progress.read("test shows_a_record ... ok");
+        assert!(progress.running.is_none());
+        assert_eq!(progress.finished.take().unwrap().0, "shows_a_record");
+        progress.read("Invoking test: fails");
+        progress.read("test fails ... FAIL");
+        assert_eq!(progress.failed, vec!["fails".to_owned()]);
+    }
+}
