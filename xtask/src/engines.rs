@@ -97,9 +97,10 @@ pub fn engines(wanted: &[Engine]) -> Result<Vec<Installed>> {
         .collect();
     if !lacking.is_empty() {
         if !can_apt() {
-            let missing: Vec<(Engine, Vec<Missing>)> =
+            let have = Engine::ALL.into_iter().find(|e| missing(*e).is_empty());
+            let lacking: Vec<(Engine, Vec<Missing>)> =
                 lacking.iter().map(|e| (*e, missing(*e))).collect();
-            return Err(not_installed(&missing).into());
+            return Err(not_installed(&lacking, have).into());
         }
         let packages: Vec<&str> = lacking.iter().flat_map(|e| e.packages()).copied().collect();
         step(&format!(
@@ -112,7 +113,7 @@ pub fn engines(wanted: &[Engine]) -> Result<Vec<Installed>> {
     wanted
         .iter()
         .map(|engine| {
-            find(*engine).ok_or_else(|| {
+            find(*engine)?.ok_or_else(|| {
                 format!(
                     "apt-get finished, but {} still lacks: {}",
                     engine.label(),
@@ -151,7 +152,8 @@ fn words(missing: &[Missing]) -> String {
 }
 
 /// The message for a user who cannot run apt-get here.
-fn not_installed(lacking: &[(Engine, Vec<Missing>)]) -> String {
+/// `have` is an engine that has everything, to suggest running alone.
+fn not_installed(lacking: &[(Engine, Vec<Missing>)], have: Option<Engine>) -> String {
     let mut text = String::from("the browser tests need what this machine lacks:\n");
     let mut packages: Vec<&str> = Vec::new();
     for (engine, missing) in lacking {
@@ -164,10 +166,15 @@ fn not_installed(lacking: &[(Engine, Vec<Missing>)]) -> String {
     }
     text.push_str(&format!(
         "On Debian or Ubuntu: sudo apt-get install -y --no-install-recommends {}\n\
-         (cargo xtask installs them itself when run as root.) Or run the engines you have alone, \
-         for example: cargo xtask browser --engine chromium",
+         (cargo xtask installs them itself when run as root.)",
         packages.join(" ")
     ));
+    if let Some(have) = have {
+        text.push_str(&format!(
+            " Or run the engines you have alone, for example: cargo xtask browser --engine {}",
+            have.name()
+        ));
+    }
     text
 }
 
@@ -201,39 +208,44 @@ fn missing(engine: Engine) -> Vec<Missing> {
                 "webkit2gtk-driver",
                 "WEBKIT_WEBDRIVER",
             );
-            need(
-                minibrowser(),
-                "WebKitGTK's MiniBrowser",
-                "webkit2gtk-driver",
-                "MINIBROWSER",
-            );
             need(program("XVFB", &["Xvfb"]), "Xvfb", "xvfb", "XVFB");
         }
     }
     missing
 }
 
-fn find(engine: Engine) -> Option<Installed> {
-    Some(match engine {
+fn find(engine: Engine) -> Result<Option<Installed>> {
+    find_installed(engine).transpose()
+}
+
+fn find_installed(engine: Engine) -> Option<Result<Installed>> {
+    Some(Ok(match engine {
         Engine::Chromium => Installed {
             engine,
             browser: chromium()?,
             driver: program("CHROMEDRIVER", &["chromedriver"])?,
             xvfb: None,
         },
-        Engine::Firefox => Installed {
-            engine,
-            browser: firefox()?,
-            driver: geckodriver().ok()?,
-            xvfb: None,
-        },
+        Engine::Firefox => {
+            let browser = firefox()?;
+            match geckodriver() {
+                Ok(driver) => Installed {
+                    engine,
+                    browser,
+                    driver,
+                    xvfb: None,
+                },
+                Err(error) => return Some(Err(error)),
+            }
+        }
         Engine::WebKit => Installed {
             engine,
-            browser: minibrowser()?,
+            // Informative only: WebKitWebDriver starts the MiniBrowser it was built with.
+            browser: minibrowser().unwrap_or_else(|| PathBuf::from("MiniBrowser")),
             driver: program("WEBKIT_WEBDRIVER", &["WebKitWebDriver"])?,
             xvfb: Some(program("XVFB", &["Xvfb"])?),
         },
-    })
+    }))
 }
 
 fn chromium() -> Option<PathBuf> {
@@ -249,9 +261,6 @@ fn firefox() -> Option<PathBuf> {
 
 /// WebKitGTK's MiniBrowser, where Debian puts it (WebKitWebDriver starts it from there).
 fn minibrowser() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("MINIBROWSER") {
-        return Some(PathBuf::from(path));
-    }
     [
         "/usr/lib/x86_64-linux-gnu",
         "/usr/lib/aarch64-linux-gnu",
@@ -264,7 +273,7 @@ fn minibrowser() -> Option<PathBuf> {
 
 /// The path in `variable`, or the first of `names` on `PATH`.
 fn program(variable: &str, names: &[&str]) -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os(variable) {
+    if let Some(path) = std::env::var_os(variable).filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
     names.iter().find_map(|name| which(name))
@@ -358,24 +367,27 @@ mod tests {
             package,
             variable,
         };
-        let text = not_installed(&[
-            (
-                Engine::Firefox,
-                vec![lacking("Firefox", "firefox-esr", "FIREFOX")],
-            ),
-            (
-                Engine::WebKit,
-                vec![
-                    lacking("WebKitWebDriver", "webkit2gtk-driver", "WEBKIT_WEBDRIVER"),
-                    lacking(
-                        "WebKitGTK's MiniBrowser",
-                        "webkit2gtk-driver",
-                        "MINIBROWSER",
-                    ),
-                    lacking("Xvfb", "xvfb", "XVFB"),
-                ],
-            ),
-        ]);
+        let text = not_installed(
+            &[
+                (
+                    Engine::Firefox,
+                    vec![lacking("Firefox", "firefox-esr", "FIREFOX")],
+                ),
+                (
+                    Engine::WebKit,
+                    vec![
+                        lacking("WebKitWebDriver", "webkit2gtk-driver", "WEBKIT_WEBDRIVER"),
+                        lacking(
+                            "WebKitGTK's MiniBrowser",
+                            "webkit2gtk-driver",
+                            "MINIBROWSER",
+                        ),
+                        lacking("Xvfb", "xvfb", "XVFB"),
+                    ],
+                ),
+            ],
+            Some(Engine::Chromium),
+        );
         assert!(
             text.contains("  Firefox: Firefox (Debian's firefox-esr; or set FIREFOX)\n"),
             "{text}"
