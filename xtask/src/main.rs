@@ -96,7 +96,7 @@ fn main() -> ExitCode {
 
 fn test() -> Result<()> {
     let root = project_root();
-    let prefetch = tools::Prefetch::start()?;
+    let prefetch = tools::Prefetch::start(engines::packages_to_install(&Engine::ALL))?;
     step("formatting (cargo fmt --check)");
     cargo(&root, &["fmt", "--all", "--check"])?;
     step("lints (cargo clippy -D warnings)");

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 
-use crate::engines::Engine;
 use crate::util::{Result, output, project_root, run, rustup_target, step};
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
@@ -49,7 +48,8 @@ type Install = (
 );
 
 impl Prefetch {
-    pub fn start() -> Result<Prefetch> {
+    /// Starts the installs; `packages` are the Debian packages to install (as root).
+    pub fn start(packages: Vec<&'static str>) -> Result<Prefetch> {
         rustup_target(WASM_TARGET)?;
         let logs = project_root().join("target/tools");
         std::fs::create_dir_all(&logs)?;
@@ -82,7 +82,6 @@ impl Prefetch {
             });
             installs.push(("geckodriver", log, handle));
         }
-        let packages = crate::engines::packages_to_install(&Engine::ALL);
         if !packages.is_empty() && can_apt() {
             let log = logs.join("browsers-install.log");
             step(&format!(
