@@ -13,7 +13,8 @@
 //! A failed save turns the outcome into `needs_review`. Nothing is ever replayed automatically.
 //!
 //! This is a pure state machine: no threads, clocks or I/O, so it runs in tests step by step, in
-//! WebAssembly, and under [`runner`](crate::runner), which drives it with worker threads. Every
+//! WebAssembly, and under the `project-lanes-runner` crate's `Runner`, which drives it with worker
+//! threads. Every
 //! operation is a short, bounded transition: finding the next dispatchable item never scans the
 //! retained ones (an ordered set of available heads per queue).
 //!

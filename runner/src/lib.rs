@@ -1,5 +1,7 @@
-//! A threaded runner for the [dispatcher](crate::dispatch): worker threads per queue, a work
-//! function and a persistence function.
+//! # project-lanes-runner
+//!
+//! Worker threads that drive a `project-lanes` [`Dispatcher`]: a number of workers per queue, a
+//! work function and a persistence function.
 //!
 //! The dispatcher sits behind one mutex that is held only for its short transitions; the work and
 //! the save run outside it, so one reservation's long work never delays operations on others.
@@ -9,10 +11,9 @@
 //! is refused by the dispatcher (`NOT_PERSISTING`) and can never release a newer owner.
 //!
 //! ```
-//! use std::sync::mpsc;
 //! use project_lanes::Outcome;
 //! use project_lanes::dispatch::{Dispatcher, ReservationState};
-//! use project_lanes::runner::Runner;
+//! use project_lanes_runner::Runner;
 //!
 //! let runner = Runner::start(
 //!     Dispatcher::new(&["general"]).unwrap(),
@@ -25,6 +26,19 @@
 //! let dispatcher = runner.shutdown().expect("no worker died");
 //! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
+//!
+//! ## What this crate is not
+//!
+//! - **Not the rules.** Which reservation runs when, and what a completion may release, is the
+//!   dispatcher's (`project_lanes::dispatch`), a pure state machine; this crate only adds the
+//!   threads, the waiting, and the guard that settles every reservation it took.
+//! - **Not durable.** The dispatcher lives in memory and ends with the process; for many processes
+//!   use `project-lanes-pg`.
+//! - **Not a sandbox.** Your functions run on the worker threads; a panic is caught and counted as
+//!   `needs_review`, but nothing stops a function that never returns.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 use std::any::Any;
 use std::fmt::{self, Display};
@@ -33,8 +47,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::Outcome;
-use crate::dispatch::{
+use project_lanes::Outcome;
+use project_lanes::dispatch::{
     DispatchError, Dispatcher, FinalState, Job, ReservationId, ReservationState, ReservationView,
 };
 
