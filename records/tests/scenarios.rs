@@ -9,18 +9,10 @@ use lane_records::{INDEX_FILE, bundled_scenarios, read_record, records_dir, repl
 use lane_records::{ReplayReport, sha256_hex};
 use project_lanes::record::{Index, StepResult};
 use serde_json::Value;
+
+mod bundled;
 use tempfile::TempDir;
 
-const IDS: [&str; 8] = [
-    "independent-claims",
-    "busy-project",
-    "stop-keeps-occupancy",
-    "explicit-outcome",
-    "stale-release",
-    "persistence-gate",
-    "same-queue-retention",
-    "unresolved-blocks",
-];
 
 fn lane_records() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lane-records"))
@@ -92,7 +84,8 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
         .iter()
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    let expected: Vec<String> = IDS
+    let ids = bundled::ids();
+    let expected: Vec<String> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| format!("{:02}-{id}.toml", i + 1))
@@ -106,7 +99,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
         .arg(out.path())
         .assert()
         .success();
-    for id in IDS {
+    for id in &ids {
         let name = format!("{id}.json");
         assert_eq!(
             std::fs::read(out.path().join(&name)).unwrap(),
@@ -122,7 +115,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
     let output = lane_records()
         .arg("index")
         .arg(out.path())
-        .args(["--order", &IDS.join(",")])
+        .args(["--order", &ids.join(",")])
         .output()
         .unwrap();
     assert!(output.status.success());
@@ -130,7 +123,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
     assert!(
         stdout.contains("schema.json (a JSON Schema, not a record)")
             && stdout.contains("scenario.schema.json (a JSON Schema, not a record)")
-            && stdout.contains("(8 records)"),
+            && stdout.contains(&format!("({} records)", ids.len())),
         "{stdout}"
     );
     assert_eq!(
