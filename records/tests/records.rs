@@ -17,7 +17,6 @@ mod bundled;
 /// A change made to a good record to make it bad.
 type Edit = fn(&mut Value);
 
-
 fn committed(name: &str) -> Vec<u8> {
     std::fs::read(records_dir().join(name)).unwrap()
 }
@@ -224,7 +223,7 @@ fn the_schema_rejects_what_the_reader_rejects() {
     let records = validator(&schema);
     let good: Value = serde_json::from_slice(&committed("busy-project.json")).unwrap();
     let edits: [(&str, Edit); 7] = [
-        ("unknown version", |d| d["version"] = 2.into()),
+        ("unknown version", |d| d["version"] = 3.into()),
         ("unknown op", |d| d["steps"][0]["op"] = "steal".into()),
         ("missing field", |d| {
             d["steps"][0]["input"]

@@ -9,10 +9,9 @@ use lane_records::{INDEX_FILE, bundled_scenarios, read_record, records_dir, repl
 use lane_records::{ReplayReport, sha256_hex};
 use project_lanes::record::{Index, StepResult};
 use serde_json::Value;
-
-mod bundled;
 use tempfile::TempDir;
 
+mod bundled;
 
 fn lane_records() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lane-records"))

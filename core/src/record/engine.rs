@@ -1,12 +1,15 @@
-//! The engine a record runs on: fresh lanes, or a fresh dispatcher (which owns its lanes).
-//! Replay and the recorder both run each step through it, so a step means one thing.
+//! The engine a record runs on: fresh lanes, or a fresh dispatcher (which owns its lanes), set
+//! to the record's starting state if it has one. Replay and the recorder both run each step
+//! through it, so a step means one thing.
 
 use std::collections::HashMap;
 
 use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView};
 use crate::{Label, LaneError, Lease, Outcome, ProjectLanes};
 
-use super::format::{Field, LeaseRecord, Nothing, Op, Step, StepResult};
+use super::format::{
+    Field, LeaseRecord, Nothing, Op, Start, StartLease, StartLeaseState, Step, StepResult,
+};
 
 /// What a record runs on: the lanes alone, or a dispatcher (which owns its lanes).
 pub(super) enum Engine {
@@ -19,15 +22,33 @@ pub(super) enum Engine {
 }
 
 impl Engine {
-    pub(super) fn new(queues: &[Label]) -> Result<Engine, DispatchError> {
-        if queues.is_empty() {
-            return Ok(Engine::Lanes {
-                lanes: ProjectLanes::new(),
-                leases: HashMap::new(),
-            });
+    /// Fresh lanes (no `queues`) or a fresh dispatcher, holding what `start` holds.
+    pub(super) fn new(queues: &[Label], start: Option<&Start>) -> Result<Engine, DispatchError> {
+        let empty = Start::default();
+        let start = start.unwrap_or(&empty);
+        if !queues.is_empty() {
+            let d = Dispatcher::restored(queues, &start.reservations)?;
+            return Ok(Engine::Dispatch(Box::new(d)));
         }
-        let names: Vec<&str> = queues.iter().map(|q| q.as_str()).collect();
-        Ok(Engine::Dispatch(Box::new(Dispatcher::new(&names)?)))
+        let lanes = ProjectLanes::new();
+        let mut leases = HashMap::with_capacity(start.leases.len());
+        // Released leases first: each claims its lane and lets it go before the holders claim.
+        let released = |l: &&StartLease| l.state == StartLeaseState::Released;
+        let order = start.leases.iter().filter(released);
+        for lease in order.chain(start.leases.iter().filter(|l| !released(l))) {
+            let issued = lanes.claim(&lease.project, &lease.run)?;
+            match lease.state {
+                StartLeaseState::Released => {
+                    lanes.release(&issued, Outcome::Succeeded)?;
+                }
+                StartLeaseState::StopRequested => {
+                    lanes.request_stop(&issued)?;
+                }
+                StartLeaseState::Running => {}
+            }
+            leases.insert(lease.handle.clone(), issued);
+        }
+        Ok(Engine::Lanes { lanes, leases })
     }
 
     pub(super) fn lanes(&self) -> &ProjectLanes {

@@ -4,8 +4,6 @@ use std::fmt;
 
 use crate::label::Quoted;
 
-use super::format::VERSION;
-
 /// Why a record could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordError {
@@ -13,11 +11,13 @@ pub enum RecordError {
     UnknownFormat {
         /// The file's `format`.
         found: String,
-        /// [`FORMAT`] or [`INDEX_FORMAT`].
+        /// [`FORMAT`](super::FORMAT) or [`INDEX_FORMAT`](super::INDEX_FORMAT).
         expected: &'static str,
     },
-    /// `version` is not [`VERSION`].
+    /// A record's `version` is not one of [`VERSIONS`](super::VERSIONS).
     UnsupportedVersion(u32),
+    /// An index's `version` is not [`VERSION`](super::VERSION).
+    UnsupportedIndexVersion(u32),
     /// The record parsed but breaks a rule of the format.
     Invalid {
         /// Where: `steps[3].input`, `projects`, …
@@ -47,7 +47,11 @@ impl fmt::Display for RecordError {
             ),
             RecordError::UnsupportedVersion(v) => write!(
                 f,
-                "unsupported record version {v} (this build reads version {VERSION})"
+                "unsupported record version {v} (this build reads versions 1 and 2)"
+            ),
+            RecordError::UnsupportedIndexVersion(v) => write!(
+                f,
+                "unsupported index version {v} (this build reads version 1)"
             ),
             RecordError::Invalid { at, message } => write!(f, "{at}: {message}"),
         }

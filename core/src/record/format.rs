@@ -4,16 +4,28 @@
 //! describes; the rules JSON cannot express are checked in [`check`](super::check).
 
 use std::fmt;
+use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
 use crate::dispatch::{DispatchError, ReservationView, Settled};
 use crate::{Label, LaneView, Receipt};
 
+use super::time::Timestamp;
+
 /// The format id every record file carries in `format`.
 pub const FORMAT: &str = "project-lanes/record";
-/// The format version this build reads and writes.
+/// Version 1 of the record format, and the version of the index (`index.json`). A version 1
+/// record has none of version 2's fields.
 pub const VERSION: u32 = 1;
+/// Version 2 of the record format: version 1 and, all optional, a step's time (`at`) and caller
+/// (`actor`), the record's `origin`, and a `start` (what was held before the first step), so that
+/// a record can be cut from a long history and still replay on its own.
+pub const VERSION_2: u32 = 2;
+/// Every record format version this build reads, oldest first.
+pub const VERSIONS: [u32; 2] = [VERSION, VERSION_2];
+/// Longest `actor` or `origin.system`, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
 
 /// Most steps a record may hold.
 pub const MAX_STEPS: usize = 100_000;
@@ -29,9 +41,9 @@ pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
 /// The first two fields of a record: enough to know whether the rest can be read.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Header {
-    /// Must be [`FORMAT`].
+    /// Must be [`FORMAT`] (or [`INDEX_FORMAT`] for the index).
     pub format: String,
-    /// Must be [`VERSION`].
+    /// One of [`VERSIONS`] for a record, [`VERSION`] for the index.
     pub version: u32,
 }
 
@@ -87,7 +99,7 @@ impl Text {
 pub struct Record {
     /// Always [`FORMAT`].
     pub format: String,
-    /// Always [`VERSION`].
+    /// [`VERSION`] or [`VERSION_2`].
     pub version: u32,
     /// A stable id that follows the label rule, e.g. `busy-project`.
     pub id: Label,
@@ -97,14 +109,24 @@ pub struct Record {
     pub summary: Text,
     /// Always `false`: records show lane metadata; no work ran.
     pub work_executed_here: bool,
+    /// Version 2, optional: where the record came from (a scenario, or a running system's
+    /// journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
     /// Every project the record involves, in display order; each step's `lanes` follow it.
     pub projects: Vec<Label>,
-    /// The project no step claims or changes: it stays idle from start to end.
-    pub untouched_project: Label,
+    /// The project no step claims or changes: it stays idle from start to end. Required in
+    /// version 1; optional in version 2 (a system's journal may touch every project it shows).
+    #[serde(default, skip_serializing_if = "Untouched::is_none")]
+    pub untouched_project: Untouched,
     /// Records of the [dispatcher](crate::dispatch): its queues, in order. Absent (empty) for
     /// records of the lanes alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queues: Vec<Label>,
+    /// Version 2, optional: what was held before the first step. Without it, every lane starts
+    /// idle and no reservation exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
     /// The steps, in the order they ran.
     pub steps: Vec<Step>,
     /// The lanes of every project after the last step.
@@ -117,6 +139,15 @@ pub struct Record {
 pub struct Step {
     /// Which operation ran.
     pub op: Op,
+    /// Version 2, optional: when it ran, as the system's clock read it. Steps are in the order
+    /// they took effect; times of concurrent steps may be slightly out of that order. Replay
+    /// never compares times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Timestamp>,
+    /// Version 2, optional: who called, in the system's words (a host and process, a worker):
+    /// 1 to 200 characters, no control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
     /// Its inputs; which fields are present depends on `op`.
     pub input: Input,
     /// What it returned.
@@ -129,6 +160,175 @@ pub struct Step {
     /// Dispatcher records: every reservation after this step, in id order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reservations: Option<Vec<ReservationView>>,
+}
+
+/// The project a record leaves untouched, if it names one (version 1 records always do).
+///
+/// Saved as the project's label, or absent. It dereferences to the label, or to the empty
+/// string when there is none: labels are never empty, so comparing it with any project is
+/// `false` then. [`get`](Self::get) tells the two apart.
+///
+/// ```
+/// use project_lanes::Label;
+/// use project_lanes::record::Untouched;
+///
+/// let site = Untouched::new(Label::new("site")?);
+/// assert!(site == "site" && site != "docs");
+/// assert_eq!(site.get().map(|l| l.as_str()), Some("site"));
+/// assert!(Untouched::none() != "site" && Untouched::none().get().is_none());
+/// # Ok::<(), project_lanes::LaneError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Untouched(Option<Label>);
+
+impl Untouched {
+    /// The record leaves `project` untouched.
+    pub fn new(project: Label) -> Untouched {
+        Untouched(Some(project))
+    }
+
+    /// The record names no untouched project (version 2 only).
+    pub fn none() -> Untouched {
+        Untouched(None)
+    }
+
+    /// The project, if the record names one.
+    pub fn get(&self) -> Option<&Label> {
+        self.0.as_ref()
+    }
+
+    /// Whether the record names no untouched project.
+    pub fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl Deref for Untouched {
+    type Target = str;
+
+    /// The project's label, or `""` when there is none.
+    fn deref(&self) -> &str {
+        self.0.as_deref().unwrap_or_default()
+    }
+}
+
+impl PartialEq<str> for Untouched {
+    fn eq(&self, other: &str) -> bool {
+        self.0.as_ref().is_some_and(|p| p.as_str() == other)
+    }
+}
+
+impl PartialEq<&str> for Untouched {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<String> for Untouched {
+    fn eq(&self, other: &String) -> bool {
+        *self == *other.as_str()
+    }
+}
+
+impl PartialEq<Label> for Untouched {
+    fn eq(&self, other: &Label) -> bool {
+        *self == *other.as_str()
+    }
+}
+
+impl PartialEq<Untouched> for String {
+    fn eq(&self, other: &Untouched) -> bool {
+        *other == *self
+    }
+}
+
+impl PartialEq<Untouched> for Label {
+    fn eq(&self, other: &Untouched) -> bool {
+        *other == *self
+    }
+}
+
+/// Version 2: where a record came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Origin {
+    /// A scenario run on the core, or a running system's journal.
+    pub kind: OriginKind,
+    /// Journals only: the system's name, as its operators call it (1 to 200 characters, no
+    /// control characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Journals only, optional: the window the record was cut from starts here (inclusive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Timestamp>,
+    /// Journals only, optional: the window ends here (exclusive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Timestamp>,
+}
+
+/// What a record was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OriginKind {
+    /// A scenario: operations written by a person and run on the core.
+    Scenario,
+    /// A journal: the transitions a running system performed, exported as they happened.
+    Journal,
+}
+
+/// Version 2: what was held before a record's first step, so that a record cut from a long
+/// history replays on its own. Lanes records hold `leases`, dispatcher records `reservations`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    /// Lanes records: the leases issued before the first step that hold a lane then, or that a
+    /// step names later; handles `L1`, `L2`, … in this order, and the steps' claims go on from
+    /// there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leases: Vec<StartLease>,
+    /// Dispatcher records: the reservations present before the first step, ids `R1`, `R2`, …
+    /// in this order (their queues' order); the steps' enqueues go on from there. A dispatched
+    /// or persisting reservation holds its project's lane; an unresolved one blocks it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<ReservationView>,
+}
+
+/// A lease issued before a record's first step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartLease {
+    /// Its handle: `L1` for the first in [`Start::leases`], and so on.
+    pub handle: String,
+    /// The project it was claimed for.
+    pub project: Label,
+    /// The run label given at claim.
+    pub run: Label,
+    /// Whether it holds its lane at the start, and how.
+    pub state: StartLeaseState,
+}
+
+/// Where a lease issued before the first step stands when the record starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StartLeaseState {
+    /// It holds its lane; nobody asked it to stop.
+    Running,
+    /// It holds its lane; a stop was requested.
+    StopRequested,
+    /// It was released before the first step (a step names it later, e.g. a late cleanup).
+    Released,
+}
+
+impl StartLeaseState {
+    /// `"running"`, `"stop_requested"` or `"released"`, as saved in records.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StartLeaseState::Running => "running",
+            StartLeaseState::StopRequested => "stop_requested",
+            StartLeaseState::Released => "released",
+        }
+    }
 }
 
 /// The operations a record can hold: the lanes' own, or the dispatcher's.

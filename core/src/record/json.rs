@@ -68,7 +68,9 @@ impl ReadError {
                 ..
             } => "INVALID_RECORD",
             ReadError::Record(RecordError::UnknownFormat { .. }) => "UNKNOWN_FORMAT",
-            ReadError::Record(RecordError::UnsupportedVersion(_)) => "UNSUPPORTED_VERSION",
+            ReadError::Record(
+                RecordError::UnsupportedVersion(_) | RecordError::UnsupportedIndexVersion(_),
+            ) => "UNSUPPORTED_VERSION",
             ReadError::Record(RecordError::Invalid { .. }) => "INVALID_RECORD",
         }
     }

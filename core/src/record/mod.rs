@@ -19,7 +19,7 @@
 //! let text = r#"{"format":"project-lanes/record","version":99}"#;
 //! let header: Header = serde_json::from_str(text).unwrap();
 //! assert_eq!(header.check().unwrap_err().to_string(),
-//!     "unsupported record version 99 (this build reads version 1)");
+//!     "unsupported record version 99 (this build reads versions 1 and 2)");
 //! ```
 
 mod check;
@@ -28,6 +28,7 @@ mod error;
 mod format;
 mod recorder;
 mod replay;
+mod time;
 
 #[cfg(feature = "json")]
 pub mod json;
@@ -35,8 +36,10 @@ pub mod json;
 pub use error::RecordError;
 pub use format::{
     FORMAT, Field, Header, INDEX_FORMAT, Index, IndexEntry, Input, LeaseRecord, MAX_INPUT_CHARS,
-    MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, MAX_TEXT_CHARS, Nothing, Op, Record, Step,
-    StepResult, Text, VERSION,
+    MAX_NAME_CHARS, MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, MAX_TEXT_CHARS, Nothing, Op, Origin,
+    OriginKind, Record, Start, StartLease, StartLeaseState, Step, StepResult, Text, Untouched,
+    VERSION, VERSION_2, VERSIONS,
 };
 pub use recorder::Recorder;
 pub use replay::{Replay, ReplayMismatch, replay};
+pub use time::{Timestamp, TimestampError};

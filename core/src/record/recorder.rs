@@ -5,12 +5,19 @@ use crate::{Label, LaneError, LaneView};
 
 use super::engine::Engine;
 use super::error::RecordError;
-use super::format::{FORMAT, Field, Input, Op, Record, Step, StepResult, Text, VERSION};
+use super::format::{
+    FORMAT, Field, Input, Op, Origin, Record, Start, Step, StepResult, Text, Untouched, VERSION,
+    VERSION_2,
+};
+use super::time::Timestamp;
 
 /// Builds a record by running each operation on the real core as it is added: lanes for
 /// [`Recorder::new`], a dispatcher for [`Recorder::dispatcher`].
 ///
-/// Results and snapshots are never typed in: they are what the core returned.
+/// Results and snapshots are never typed in: they are what the core returned. The record is of
+/// version 1 unless a version 2 field is set ([`starting_from`](Self::starting_from),
+/// [`without_untouched_project`](Self::without_untouched_project), [`origin`](Self::origin),
+/// [`at`](Self::at), [`actor`](Self::actor)).
 ///
 /// ```
 /// use project_lanes::record::{Recorder, Text, replay};
@@ -75,7 +82,7 @@ impl Recorder {
         };
         let queues = labels(queues)?;
         Ok(Recorder {
-            engine: Engine::new(&queues)?,
+            engine: Engine::new(&queues, None)?,
             record: Record {
                 format: FORMAT.into(),
                 version: VERSION,
@@ -83,19 +90,73 @@ impl Recorder {
                 title,
                 summary,
                 work_executed_here: false,
+                origin: None,
                 projects: labels(projects)?,
-                untouched_project: Label::new(untouched_project)?,
+                untouched_project: Untouched::new(Label::new(untouched_project)?),
                 queues,
+                start: None,
                 steps: Vec::new(),
                 final_lanes: Vec::new(),
             },
         })
     }
 
+    /// Version 2: the record starts from `start`, what was held before its first step; the
+    /// steps run on lanes or a dispatcher holding it. Refused once a step was added, or for a
+    /// starting state the core cannot be in (the record's check names the rule at
+    /// [`finish`](Self::finish)).
+    pub fn starting_from(mut self, start: Start) -> Result<Recorder, RecordError> {
+        if !self.record.steps.is_empty() {
+            return Err(RecordError::invalid(
+                "start",
+                "a record's start is set before its first step",
+            ));
+        }
+        self.engine = Engine::new(&self.record.queues, Some(&start))
+            .map_err(|e| RecordError::invalid("start", e.to_string()))?;
+        self.record.start = Some(start);
+        self.record.version = VERSION_2;
+        Ok(self)
+    }
+
+    /// Version 2: the record names no untouched project.
+    pub fn without_untouched_project(mut self) -> Recorder {
+        self.record.untouched_project = Untouched::none();
+        self.record.version = VERSION_2;
+        self
+    }
+
+    /// Version 2: where the record came from.
+    pub fn origin(&mut self, origin: Origin) -> &mut Recorder {
+        self.record.origin = Some(origin);
+        self.record.version = VERSION_2;
+        self
+    }
+
+    /// Version 2: when the last step ran.
+    pub fn at(&mut self, at: Timestamp) -> &mut Recorder {
+        if let Some(step) = self.record.steps.last_mut() {
+            step.at = Some(at);
+            self.record.version = VERSION_2;
+        }
+        self
+    }
+
+    /// Version 2: who called the last step.
+    pub fn actor(&mut self, actor: &str) -> &mut Recorder {
+        if let Some(step) = self.record.steps.last_mut() {
+            step.actor = Some(actor.to_string());
+            self.record.version = VERSION_2;
+        }
+        self
+    }
+
     /// Runs `op` with `input` on the core and appends the step with its result and snapshots.
     pub fn step(&mut self, op: Op, input: Input) -> &mut Recorder {
         let mut step = Step {
             op,
+            at: None,
+            actor: None,
             input,
             result: StepResult::Error(DispatchError::UnknownReservation),
             note: None,

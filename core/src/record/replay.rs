@@ -89,8 +89,9 @@ impl fmt::Display for ReplayMismatch {
 
 impl std::error::Error for ReplayMismatch {}
 
-/// Runs the record's steps on fresh lanes (or a fresh dispatcher with the record's queues) and
-/// compares every saved result and every snapshot; the first difference is returned.
+/// Runs the record's steps on fresh lanes (or a fresh dispatcher with the record's queues), set to
+/// the record's `start` if it has one, and compares every saved result and every snapshot; the
+/// first difference is returned. Times (`at`) and callers (`actor`) are never compared.
 ///
 /// ```
 /// use project_lanes::record::{replay, Record};
@@ -122,11 +123,18 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Checks `record` ([`Record::check`]) and prepares fresh lanes or a fresh dispatcher.
+    /// Checks `record` ([`Record::check`]) and prepares fresh lanes or a fresh dispatcher,
+    /// holding what the record's `start` holds.
     pub fn new(record: &Record) -> Result<Replay, ReplayMismatch> {
         record.check().map_err(ReplayMismatch::Invalid)?;
-        let engine = Engine::new(&record.queues)
-            .map_err(|e| ReplayMismatch::Invalid(RecordError::invalid("queues", e.to_string())))?;
+        let engine = Engine::new(&record.queues, record.start.as_ref()).map_err(|e| {
+            let at = if record.start.is_some() {
+                "start"
+            } else {
+                "queues"
+            };
+            ReplayMismatch::Invalid(RecordError::invalid(at, e.to_string()))
+        })?;
         Ok(Replay { engine, next: 0 })
     }
 

@@ -1,7 +1,7 @@
 //! Small rules the record checks share: text for readers, and the numbering of handles and ids.
 
 use super::super::error::RecordError;
-use super::super::format::{MAX_TEXT_CHARS, StepResult, Text};
+use super::super::format::{MAX_NAME_CHARS, MAX_TEXT_CHARS, StepResult, Text};
 
 pub(super) fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
     for (lang, value) in [("en", &text.en), ("ja", &text.ja)] {
@@ -25,7 +25,7 @@ pub(super) fn handle_number(handle: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
-/// How many leases and reservations the steps so far have issued.
+/// How many leases and reservations the starting state and the steps so far have issued.
 #[derive(Default)]
 pub(super) struct Issued {
     pub(super) leases: usize,
@@ -52,4 +52,23 @@ pub(super) fn result_kind(result: &StepResult) -> &'static str {
         StepResult::Settled(_) => "settled",
         StepResult::Error(_) => "error",
     }
+}
+
+/// An `actor` or a system's name: 1 to [`MAX_NAME_CHARS`] characters, not only spaces, and no
+/// control characters (a name is one line of plain text).
+pub(super) fn check_name(at: &str, name: &str) -> Result<(), RecordError> {
+    let chars = name.chars().count();
+    if name.trim().is_empty() || chars > MAX_NAME_CHARS {
+        return Err(RecordError::invalid(
+            at,
+            format!("needs 1 to {MAX_NAME_CHARS} characters, found {chars}"),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(RecordError::invalid(
+            at,
+            "holds a control character (a name is one line of plain text)",
+        ));
+    }
+    Ok(())
 }

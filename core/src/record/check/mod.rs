@@ -2,6 +2,7 @@
 //! limits, the projects and queues, every step ([`step`]) and the final lanes.
 
 mod common;
+mod start;
 mod step;
 
 use crate::LaneView;
@@ -9,30 +10,36 @@ use crate::label::Quoted;
 
 use super::error::RecordError;
 use super::format::{
-    FORMAT, Header, INDEX_FORMAT, Index, MAX_PROJECTS, MAX_STEPS, Record, VERSION,
+    FORMAT, Header, INDEX_FORMAT, Index, MAX_PROJECTS, MAX_STEPS, Origin, OriginKind, Record,
+    VERSION, VERSIONS,
 };
-use common::{Issued, check_text};
+use common::{Issued, check_name, check_text};
 
 impl Header {
-    /// Refuses a file that is not a record of this version.
+    /// Refuses a file that is not a record of a version this build reads ([`VERSIONS`]).
     pub fn check(&self) -> Result<(), RecordError> {
-        self.check_as(FORMAT)
+        self.check_format(FORMAT)?;
+        if !VERSIONS.contains(&self.version) {
+            return Err(RecordError::UnsupportedVersion(self.version));
+        }
+        Ok(())
     }
 
-    /// Refuses a file that is not an index of this version.
+    /// Refuses a file that is not an index of this version ([`VERSION`]).
     pub fn check_index(&self) -> Result<(), RecordError> {
-        self.check_as(INDEX_FORMAT)
+        self.check_format(INDEX_FORMAT)?;
+        if self.version != VERSION {
+            return Err(RecordError::UnsupportedIndexVersion(self.version));
+        }
+        Ok(())
     }
 
-    fn check_as(&self, format: &'static str) -> Result<(), RecordError> {
+    fn check_format(&self, format: &'static str) -> Result<(), RecordError> {
         if self.format != format {
             return Err(RecordError::UnknownFormat {
                 found: self.format.clone(),
                 expected: format,
             });
-        }
-        if self.version != VERSION {
-            return Err(RecordError::UnsupportedVersion(self.version));
         }
         Ok(())
     }
@@ -88,7 +95,8 @@ impl Index {
 impl Record {
     /// Checks every rule of the format that JSON parsing alone cannot: header, limits, inputs
     /// matching their operation, results of the right kind, lease handles issued before use,
-    /// snapshots covering every project, the untouched project staying untouched.
+    /// snapshots covering every project, the untouched project staying untouched, and in
+    /// version 2 the origin, the starting state, and each step's time and caller.
     pub fn check(&self) -> Result<(), RecordError> {
         Header {
             format: self.format.clone(),
@@ -104,32 +112,7 @@ impl Record {
                 "must be false: records show lane metadata, no work runs",
             ));
         }
-        if !(2..=MAX_PROJECTS).contains(&self.projects.len()) {
-            return Err(RecordError::invalid(
-                "projects",
-                format!(
-                    "needs 2 to {MAX_PROJECTS} projects, found {}",
-                    self.projects.len()
-                ),
-            ));
-        }
-        for (i, project) in self.projects.iter().enumerate() {
-            if self.projects[..i].contains(project) {
-                return Err(RecordError::invalid(
-                    format!("projects[{i}]"),
-                    format!("{} is listed twice", Quoted(project)),
-                ));
-            }
-        }
-        if !self.projects.contains(&self.untouched_project) {
-            return Err(RecordError::invalid(
-                "untouched_project",
-                format!(
-                    "{} is not one of `projects`",
-                    Quoted(&self.untouched_project)
-                ),
-            ));
-        }
+        self.check_projects()?;
         if self.steps.is_empty() || self.steps.len() > MAX_STEPS {
             return Err(RecordError::invalid(
                 "steps",
@@ -147,7 +130,26 @@ impl Record {
                 ));
             }
         }
-        let mut issued = Issued::default();
+        if self.version == VERSION {
+            for (field, present) in [
+                ("origin", self.origin.is_some()),
+                ("start", self.start.is_some()),
+            ] {
+                if present {
+                    return Err(RecordError::invalid(
+                        field,
+                        "only version 2 records have it",
+                    ));
+                }
+            }
+        }
+        if let Some(origin) = &self.origin {
+            check_origin(origin)?;
+        }
+        let mut issued = match &self.start {
+            Some(start) => start::check(self, start)?,
+            None => Issued::default(),
+        };
         for (i, step) in self.steps.iter().enumerate() {
             step::check(self, i, step, &mut issued)?;
             self.check_lanes(&format!("steps[{i}].lanes"), &step.lanes)?;
@@ -158,6 +160,40 @@ impl Record {
     /// Whether this is a record of the dispatcher (it names queues).
     pub fn is_dispatcher(&self) -> bool {
         !self.queues.is_empty()
+    }
+
+    /// `projects`: distinct labels, 2 to 64 in version 1 (one of them the untouched project),
+    /// 1 to 64 in version 2 (where the untouched project is optional).
+    fn check_projects(&self) -> Result<(), RecordError> {
+        let least = if self.version == VERSION { 2 } else { 1 };
+        if !(least..=MAX_PROJECTS).contains(&self.projects.len()) {
+            return Err(RecordError::invalid(
+                "projects",
+                format!(
+                    "needs {least} to {MAX_PROJECTS} projects, found {}",
+                    self.projects.len()
+                ),
+            ));
+        }
+        for (i, project) in self.projects.iter().enumerate() {
+            if self.projects[..i].contains(project) {
+                return Err(RecordError::invalid(
+                    format!("projects[{i}]"),
+                    format!("{} is listed twice", Quoted(project)),
+                ));
+            }
+        }
+        match self.untouched_project.get() {
+            Some(untouched) if !self.projects.contains(untouched) => Err(RecordError::invalid(
+                "untouched_project",
+                format!("{} is not one of `projects`", Quoted(untouched)),
+            )),
+            None if self.version == VERSION => Err(RecordError::invalid(
+                "untouched_project",
+                "missing field `untouched_project`: version 1 records name the project they leave untouched",
+            )),
+            _ => Ok(()),
+        }
     }
 
     pub(super) fn check_lanes(&self, at: &str, lanes: &[LaneView]) -> Result<(), RecordError> {
@@ -182,7 +218,7 @@ impl Record {
                     ),
                 ));
             }
-            if *project == self.untouched_project && view.busy {
+            if self.untouched_project == *project && view.busy {
                 return Err(RecordError::invalid(
                     format!("{at}[{j}]"),
                     format!(
@@ -194,4 +230,41 @@ impl Record {
         }
         Ok(())
     }
+}
+
+/// A scenario's origin names nothing more; a journal's names its system, and its window if any
+/// (which must not be empty).
+fn check_origin(origin: &Origin) -> Result<(), RecordError> {
+    match (origin.kind, &origin.system) {
+        (OriginKind::Journal, Some(system)) => check_name("origin.system", system)?,
+        (OriginKind::Journal, None) => {
+            return Err(RecordError::invalid(
+                "origin.system",
+                "a journal's origin names its system",
+            ));
+        }
+        (OriginKind::Scenario, _) => {
+            for (field, present) in [
+                ("system", origin.system.is_some()),
+                ("since", origin.since.is_some()),
+                ("until", origin.until.is_some()),
+            ] {
+                if present {
+                    return Err(RecordError::invalid(
+                        format!("origin.{field}"),
+                        "only a journal's origin has it",
+                    ));
+                }
+            }
+        }
+    }
+    if let (Some(since), Some(until)) = (origin.since, origin.until)
+        && since >= until
+    {
+        return Err(RecordError::invalid(
+            "origin.until",
+            format!("the window ends ({until}) before it starts ({since})"),
+        ));
+    }
+    Ok(())
 }

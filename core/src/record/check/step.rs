@@ -8,8 +8,8 @@ use crate::dispatch::ReservationId;
 use crate::label::Quoted;
 
 use super::super::error::RecordError;
-use super::super::format::{Field, MAX_INPUT_CHARS, Op, Record, Step, StepResult};
-use super::common::{Issued, check_text, handle_number, issued_list, result_kind};
+use super::super::format::{Field, MAX_INPUT_CHARS, Op, Record, Step, StepResult, VERSION};
+use super::common::{Issued, check_name, check_text, handle_number, issued_list, result_kind};
 
 /// Checks step `index` of `record`, counting the leases and reservations it issues.
 pub(super) fn check(
@@ -25,6 +25,7 @@ pub(super) fn check(
     };
     step.operation_belongs_to_the_record()?;
     step.inputs_are_the_operations()?;
+    step.time_and_caller_are_version_2()?;
     step.references_were_issued(issued)?;
     step.occupied_project_is_shown()?;
     step.result_fits_the_operation()?;
@@ -94,7 +95,23 @@ impl StepCheck<'_> {
         Ok(())
     }
 
-    /// A lease handle or reservation id names one an earlier step issued.
+    /// `at` and `actor` belong to version 2; an actor is a name (one line of plain text).
+    fn time_and_caller_are_version_2(&self) -> Result<(), RecordError> {
+        if self.record.version == VERSION {
+            if self.step.at.is_some() {
+                return self.invalid("at", "only version 2 records have it");
+            }
+            if self.step.actor.is_some() {
+                return self.invalid("actor", "only version 2 records have it");
+            }
+        }
+        match &self.step.actor {
+            Some(actor) => check_name(&self.at("actor"), actor),
+            None => Ok(()),
+        }
+    }
+
+    /// A lease handle or reservation id names one the starting state or an earlier step issued.
     fn references_were_issued(&self, issued: &Issued) -> Result<(), RecordError> {
         let input = &self.step.input;
         if let Some(handle) = input.lease.as_deref()
@@ -143,8 +160,9 @@ impl StepCheck<'_> {
                 ),
             );
         }
-        let untouched = &self.record.untouched_project;
-        if project == untouched.as_str() {
+        if let Some(untouched) = self.record.untouched_project.get()
+            && project == untouched.as_str()
+        {
             let verb = if op == Op::Claim {
                 "claims"
             } else {
