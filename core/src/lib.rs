@@ -29,7 +29,9 @@
 //!   per-project order within each queue, and holds a project until its final state is saved;
 //! - [`backend`]: the contract as traits ([`backend::Lanes`], [`backend::Queues`]), so one test
 //!   suite runs against this crate and against `project-lanes-pg`, the PostgreSQL backend;
-//! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`].
+//! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`];
+//! - [`journal`]: what a running system did (feature `journal` keeps one on the lanes and the
+//!   dispatcher), exported as records that replay.
 //!
 //! ## What this crate is not
 //!
@@ -50,6 +52,7 @@
 pub mod backend;
 pub mod dispatch;
 mod error;
+pub mod journal;
 mod label;
 mod lanes;
 mod outcome;

@@ -27,6 +27,14 @@
 //! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
 //!
+//! ## Its journal
+//!
+//! Give it a dispatcher that keeps a journal (`Dispatcher::with_journal`): every transition the
+//! workers and you make is journaled in the order it ran under the runner's lock, each with its
+//! caller as the actor (the worker thread, such as `general worker 1`, or your thread's name).
+//! [`Runner::take_journal`] hands the entries out; `project_lanes::journal::Journal` turns them
+//! into a record that replays on the core.
+//!
 //! ## What this crate is not
 //!
 //! - **Not the rules.** Which reservation runs when, and what a completion may release, is the
@@ -51,6 +59,7 @@ use project_lanes::Outcome;
 use project_lanes::dispatch::{
     DispatchError, Dispatcher, FinalState, Job, ReservationId, ReservationState, ReservationView,
 };
+use project_lanes::journal::{Actor, Entry};
 
 /// Worker threads driving a [`Dispatcher`].
 pub struct Runner {
@@ -77,7 +86,11 @@ impl Shared {
 
     /// Runs one dispatcher transition and wakes everyone who waits for a change.
     fn transition<T>(&self, f: impl FnOnce(&mut Dispatcher) -> T) -> T {
-        let result = f(&mut self.lock().dispatcher);
+        let result = {
+            let mut state = self.lock();
+            name_the_caller(&mut state.dispatcher);
+            f(&mut state.dispatcher)
+        };
         self.changed.notify_all();
         result
     }
@@ -101,6 +114,7 @@ impl Runner {
         E: Display,
     {
         let queues: Vec<String> = dispatcher.queues().iter().map(|q| q.to_string()).collect();
+        // Worker threads are named after their queue: the name is their journal actor.
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 dispatcher,
@@ -112,14 +126,18 @@ impl Runner {
         let persist = Arc::new(persist);
         let mut workers = Vec::new();
         for queue in queues {
-            for _ in 0..workers_per_queue.max(1) {
+            for i in 1..=workers_per_queue.max(1) {
                 let (shared, work, persist, queue) =
                     (shared.clone(), work.clone(), persist.clone(), queue.clone());
-                workers.push(std::thread::spawn(move || {
-                    while let Some(job) = next_job(&shared, &queue) {
-                        run_job(&shared, &job, &*work, &*persist);
-                    }
-                }));
+                let worker = std::thread::Builder::new()
+                    .name(format!("{queue} worker {i}"))
+                    .spawn(move || {
+                        while let Some(job) = next_job(&shared, &queue) {
+                            run_job(&shared, &job, &*work, &*persist);
+                        }
+                    })
+                    .unwrap_or_else(|e| panic!("cannot start a worker thread: {e}"));
+                workers.push(worker);
             }
         }
         Runner { shared, workers }
@@ -143,6 +161,12 @@ impl Runner {
     /// Resolves an unresolved reservation, making its project available again.
     pub fn resolve(&self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         self.shared.transition(|d| d.resolve(id))
+    }
+
+    /// The dispatcher's journal entries since the last take, in the order the transitions ran
+    /// (empty if it keeps no journal).
+    pub fn take_journal(&self) -> Vec<Entry> {
+        self.shared.lock().dispatcher.take_journal()
     }
 
     /// Reads the dispatcher under its lock.
@@ -260,6 +284,7 @@ fn next_job(shared: &Shared, queue: &str) -> Option<Job> {
         if state.stopping {
             return None;
         }
+        name_the_caller(&mut state.dispatcher);
         if let Ok(Some(job)) = state.dispatcher.dispatch(queue) {
             drop(state);
             shared.changed.notify_all();
@@ -269,6 +294,18 @@ fn next_job(shared: &Shared, queue: &str) -> Option<Job> {
             .changed
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+thread_local! {
+    /// This thread's journal actor: its name, if it has one.
+    static ACTOR: Option<Actor> = std::thread::current().name().and_then(Actor::new);
+}
+
+/// Names the calling thread as the actor of the dispatcher's next transitions, if it journals.
+fn name_the_caller(dispatcher: &mut Dispatcher) {
+    if dispatcher.keeps_journal() {
+        dispatcher.set_actor(ACTOR.with(Clone::clone));
     }
 }
 

@@ -40,13 +40,16 @@
 //! # Ok::<(), project_lanes::dispatch::DispatchError>(())
 //! ```
 
+mod journal;
 mod restore;
 mod types;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
+use crate::journal::{Answer, Call};
 use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes};
+use journal::{answer, input};
 
 pub use types::{
     DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
@@ -109,6 +112,9 @@ pub struct Dispatcher {
     /// The waiting lines, one per (project, queue), flat: project `p`, queue `q` at
     /// `p * queues + q`.
     lines: Vec<Line>,
+    /// The journal, if this dispatcher keeps one (feature `journal`).
+    #[cfg(feature = "journal")]
+    journal: Option<Box<journal::DispatchJournal>>,
 }
 
 impl Dispatcher {
@@ -135,6 +141,8 @@ impl Dispatcher {
             projects: Vec::new(),
             project_index: HashMap::new(),
             lines: Vec::new(),
+            #[cfg(feature = "journal")]
+            journal: None,
         })
     }
 
@@ -156,6 +164,28 @@ impl Dispatcher {
 
     /// Adds a reservation to the end of `queue` for `project`.
     pub fn enqueue(
+        &mut self,
+        queue: &str,
+        project: &str,
+        run: &str,
+    ) -> Result<ReservationId, DispatchError> {
+        self.journaled(
+            |d| d.enqueue_now(queue, project, run),
+            |d, result| {
+                let call = Call::Enqueue {
+                    queue: input(queue),
+                    project: input(project),
+                    run: input(run),
+                };
+                Some((
+                    call,
+                    answer(result, |id| Ok(Answer::Reservation(d.reservation(*id)?)))?,
+                ))
+            },
+        )
+    }
+
+    fn enqueue_now(
         &mut self,
         queue: &str,
         project: &str,
@@ -186,6 +216,23 @@ impl Dispatcher {
     /// Hands out the oldest reservation in `queue` whose project is available, claiming its
     /// lane; `None` when every waiting item is retained behind a busy or blocked project.
     pub fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
+        self.journaled(
+            |d| d.dispatch_now(queue),
+            |d, result| {
+                let call = Call::Dispatch {
+                    queue: input(queue),
+                };
+                // A dispatch that hands out nothing changes nothing: it is not journaled.
+                let answer = answer(result, |job| match job {
+                    Some(job) => Ok(Answer::Dispatched(d.reservation(job.reservation)?)),
+                    None => Err(DispatchError::UnknownReservation),
+                })?;
+                Some((call, answer))
+            },
+        )
+    }
+
+    fn dispatch_now(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
         let q = self.queue_index(queue)?;
         let Some((&id, &p)) = self.queues[q].ready.first_key_value() else {
             return Ok(None);
@@ -222,6 +269,26 @@ impl Dispatcher {
         id: ReservationId,
         outcome: Outcome,
     ) -> Result<FinalState, DispatchError> {
+        self.journaled(
+            |d| d.finish_now(id, outcome),
+            |d, result| {
+                let call = Call::Finish {
+                    reservation: id,
+                    outcome,
+                };
+                Some((
+                    call,
+                    answer(result, |_| Ok(Answer::Persisting(d.reservation(id)?)))?,
+                ))
+            },
+        )
+    }
+
+    fn finish_now(
+        &mut self,
+        id: ReservationId,
+        outcome: Outcome,
+    ) -> Result<FinalState, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Dispatched {
             return Err(DispatchError::NotDispatched);
@@ -241,6 +308,19 @@ impl Dispatcher {
     /// reservation's own lease, exactly once. A failed save, or an outcome of `needs_review`,
     /// leaves the reservation unresolved and blocks its project until [`resolve`](Self::resolve).
     pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
+        self.journaled(
+            |d| d.persisted_now(id, saved),
+            |_, result| {
+                let call = Call::Persist {
+                    reservation: id,
+                    saved,
+                };
+                Some((call, answer(result, |s| Ok(Answer::Settled(s.clone())))?))
+            },
+        )
+    }
+
+    fn persisted_now(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Persisting {
             return Err(DispatchError::NotPersisting);
@@ -278,6 +358,19 @@ impl Dispatcher {
     /// Cancels a queued reservation. One that was already dispatched gets `NOT_QUEUED`: between
     /// a cancel and a dispatch racing for the same reservation, exactly one wins.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        self.journaled(
+            |d| d.cancel_now(id),
+            |_, result| {
+                let call = Call::Cancel { reservation: id };
+                Some((
+                    call,
+                    answer(result, |v| Ok(Answer::Reservation(v.clone())))?,
+                ))
+            },
+        )
+    }
+
+    fn cancel_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Queued {
             return Err(DispatchError::NotQueued);
@@ -297,6 +390,19 @@ impl Dispatcher {
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.
     pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        self.journaled(
+            |d| d.resolve_now(id),
+            |_, result| {
+                let call = Call::Resolve { reservation: id };
+                Some((
+                    call,
+                    answer(result, |v| Ok(Answer::Reservation(v.clone())))?,
+                ))
+            },
+        )
+    }
+
+    fn resolve_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Unresolved {
             return Err(DispatchError::NotUnresolved);

@@ -1,0 +1,393 @@
+//! The lanes' journal: every shard logs its operations, inside its own critical section, with
+//! its own sequence number, into a buffer allocated beforehand; a take puts the shards' logs in
+//! one order that replays.
+//!
+//! Why that order replays: a project always lives in one shard, and an operation takes its
+//! shard's next sequence number under the shard's lock, at the moment it takes effect, so each
+//! shard's numbers follow the order its operations took effect. Operations on different projects
+//! commute (each reads and writes only its own project's lane; the token counter they share is
+//! never saved), so any interleaving of the shards that keeps each shard's order gives every
+//! operation the answer it had. A take merges the shards by time, keeping each shard's order.
+//!
+//! Nothing under a shard's lock allocates or calls out: the entry is written into spare
+//! capacity, and when there is none it is handed back and stored after the lock is released,
+//! together with the full buffer (swapped for a fresh one allocated outside the lock). A take
+//! hands out each shard's entries only up to the first missing number (an entry on its way out
+//! of a full buffer); the rest wait for the next take, so takes can simply be concatenated.
+
+// Without the feature `journal`, lanes log nothing: these types are there for the hook's
+// signatures only.
+#![cfg_attr(not(feature = "journal"), allow(dead_code))]
+
+#[cfg(feature = "journal")]
+use std::cmp::Reverse;
+#[cfg(feature = "journal")]
+use std::collections::{BinaryHeap, VecDeque};
+#[cfg(feature = "journal")]
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::dispatch::DispatchError;
+use crate::record::Timestamp;
+use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt};
+
+#[cfg(feature = "journal")]
+use super::entry::Clock;
+use super::entry::{Answer, Call, Entry, LeaseKey};
+
+/// Entries a shard's buffer holds before it is swapped for a fresh one.
+#[cfg(feature = "journal")]
+const CHUNK: usize = 256;
+
+/// Which lane operation an entry is.
+#[derive(Clone, Copy)]
+pub(crate) enum LaneCall {
+    Claim,
+    RequestStop,
+    Release(Outcome),
+}
+
+/// One lane operation as its shard performed it: labels stored inline, no strings.
+pub(crate) struct LaneEntry {
+    seq: u64,
+    at: Option<Timestamp>,
+    call: LaneCall,
+    project: Label,
+    run: Label,
+    /// The lease's generation (a claim's new one; 0 for a refused claim).
+    generation: u64,
+    /// `Ok(stop_requested)` (the flag a release's receipt carries), or the refusal.
+    answer: Result<bool, LaneError>,
+}
+
+impl LaneEntry {
+    pub(crate) fn new(
+        at: Option<Timestamp>,
+        call: LaneCall,
+        project: &Label,
+        run: &Label,
+        generation: u64,
+        answer: Result<bool, LaneError>,
+    ) -> LaneEntry {
+        LaneEntry {
+            seq: 0,
+            at,
+            call,
+            project: project.clone(),
+            run: run.clone(),
+            generation,
+            answer,
+        }
+    }
+
+    fn into_entry(self) -> Entry {
+        let lease = LeaseKey {
+            project: self.project,
+            run: self.run,
+            generation: self.generation,
+        };
+        let refused = |e: LaneError| Answer::Refused(DispatchError::Lane(e));
+        let (call, answer) = match (self.call, self.answer) {
+            (LaneCall::Claim, answer) => (
+                Call::Claim {
+                    project: lease.project.to_string(),
+                    run: lease.run.to_string(),
+                },
+                match answer {
+                    Ok(_) => Answer::Claimed(lease),
+                    Err(e) => refused(e),
+                },
+            ),
+            (LaneCall::RequestStop, answer) => {
+                let answer = match answer {
+                    Ok(_) => Answer::View(LaneView::held(
+                        &lease.project,
+                        &lease.run,
+                        LaneState::StopRequested,
+                    )),
+                    Err(e) => refused(e),
+                };
+                (Call::RequestStop { lease }, answer)
+            }
+            (LaneCall::Release(outcome), answer) => {
+                let answer = match answer {
+                    Ok(stop_requested) => Answer::Receipt(Receipt {
+                        project: lease.project.clone(),
+                        run: lease.run.clone(),
+                        outcome,
+                        stop_requested,
+                        work_executed_here: false,
+                    }),
+                    Err(e) => refused(e),
+                };
+                (Call::Release { lease, outcome }, answer)
+            }
+        };
+        Entry {
+            at: self.at,
+            actor: None,
+            call,
+            answer,
+        }
+    }
+}
+
+/// A shard's part of the journal, kept inside the shard (under its lock). Empty (zero-sized)
+/// without the feature `journal`.
+#[derive(Default)]
+pub(crate) struct ShardLog {
+    #[cfg(feature = "journal")]
+    seq: u64,
+    #[cfg(feature = "journal")]
+    buffer: Vec<LaneEntry>,
+}
+
+impl ShardLog {
+    /// Gives `entry` the shard's next sequence number and keeps it if the buffer has room;
+    /// otherwise hands it back, to be stored once the lock is released. Never allocates.
+    #[cfg(feature = "journal")]
+    #[inline]
+    fn log(&mut self, mut entry: LaneEntry) -> Option<LaneEntry> {
+        self.seq += 1;
+        entry.seq = self.seq;
+        if self.buffer.len() < self.buffer.capacity() {
+            self.buffer.push(entry);
+            None
+        } else {
+            Some(entry)
+        }
+    }
+
+    /// Swaps the buffer for `fresh` and returns the old one.
+    #[cfg(feature = "journal")]
+    pub(crate) fn swap(&mut self, fresh: Vec<LaneEntry>) -> Vec<LaneEntry> {
+        std::mem::replace(&mut self.buffer, fresh)
+    }
+
+    /// Without a journal there is no buffer: `fresh` comes back.
+    #[cfg(not(feature = "journal"))]
+    pub(crate) fn swap(&mut self, fresh: Vec<LaneEntry>) -> Vec<LaneEntry> {
+        fresh
+    }
+
+    /// Takes the buffer (the next operation stores its entry outside the lock and refills it).
+    #[cfg(feature = "journal")]
+    pub(crate) fn take(&mut self) -> Vec<LaneEntry> {
+        std::mem::take(&mut self.buffer)
+    }
+}
+
+/// What the lanes call at each operation; the unjournaled lanes use [`Untracked`], which does
+/// nothing and compiles away.
+pub(crate) trait Hook {
+    /// The time for the operation about to run (read before its shard is locked).
+    fn now(&self) -> Option<Timestamp>;
+    /// Under the shard's lock: logs the operation. Returns an entry to store after the lock.
+    fn log(&self, log: &mut ShardLog, entry: impl FnOnce() -> LaneEntry) -> Option<LaneEntry>;
+    /// After the lock: stores an entry the shard's buffer had no room for, and refills the
+    /// buffer through `refill` (which swaps in the fresh buffer under the lock and returns the
+    /// full one).
+    fn overflowed(
+        &self,
+        shard: usize,
+        entry: LaneEntry,
+        refill: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>,
+    );
+    /// A claim refused before any lane was looked at (a label that breaks the rule).
+    fn refused(&self, entry: impl FnOnce() -> Entry);
+}
+
+/// The hook of lanes without a journal.
+pub(crate) struct Untracked;
+
+impl Hook for Untracked {
+    #[inline(always)]
+    fn now(&self) -> Option<Timestamp> {
+        None
+    }
+    #[inline(always)]
+    fn log(&self, _: &mut ShardLog, _: impl FnOnce() -> LaneEntry) -> Option<LaneEntry> {
+        None
+    }
+    #[inline(always)]
+    fn overflowed(&self, _: usize, _: LaneEntry, _: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>) {
+    }
+    #[inline(always)]
+    fn refused(&self, _: impl FnOnce() -> Entry) {}
+}
+
+#[cfg(feature = "journal")]
+/// The journal of a `ProjectLanes`: its clock, and what the shards' buffers could not hold.
+pub(crate) struct LanesJournal {
+    clock: Option<Arc<dyn Clock>>,
+    /// Entries that did not fit their shard's buffer, and full buffers moved out, by shard.
+    overflow: Mutex<Vec<(usize, Vec<LaneEntry>)>>,
+    /// Claims refused before any lane was looked at: they touch no lane and go anywhere.
+    unplaced: Mutex<Vec<Entry>>,
+    /// What takes have not handed out yet.
+    pending: Mutex<Pending>,
+}
+
+#[cfg(feature = "journal")]
+/// Per shard: the next sequence number a take hands out, and entries after a missing one.
+struct Pending {
+    next: Vec<u64>,
+    held: Vec<Vec<LaneEntry>>,
+}
+
+#[cfg(feature = "journal")]
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Nothing panics while these are held; a poisoned lock must not lose the journal.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(feature = "journal")]
+impl LanesJournal {
+    pub(crate) fn new(clock: Option<Arc<dyn Clock>>, shards: usize) -> LanesJournal {
+        LanesJournal {
+            clock,
+            overflow: Mutex::new(Vec::new()),
+            unplaced: Mutex::new(Vec::new()),
+            pending: Mutex::new(Pending {
+                next: vec![1; shards],
+                held: (0..shards).map(|_| Vec::new()).collect(),
+            }),
+        }
+    }
+
+    /// Puts every shard's entries (`taken[i]`: what shard `i`'s buffer held) and what
+    /// overflowed into one order that replays; see the [module](self).
+    pub(crate) fn assemble(&self, mut taken: Vec<Vec<LaneEntry>>) -> Vec<Entry> {
+        for (shard, entries) in std::mem::take(&mut *lock(&self.overflow)) {
+            taken[shard].extend(entries);
+        }
+        let unplaced = std::mem::take(&mut *lock(&self.unplaced));
+        let mut pending = lock(&self.pending);
+        let Pending { next, held } = &mut *pending;
+        let mut sources: Vec<VecDeque<Entry>> = Vec::with_capacity(taken.len() + 1);
+        for (shard, mut entries) in taken.into_iter().enumerate() {
+            entries.append(&mut held[shard]);
+            entries.sort_unstable_by_key(|e| e.seq);
+            // Hand out the run of numbers without a gap; keep the rest for the next take.
+            let run = entries
+                .iter()
+                .zip(next[shard]..)
+                .take_while(|(e, expected)| e.seq == *expected)
+                .count();
+            held[shard] = entries.split_off(run);
+            next[shard] += run as u64;
+            sources.push(entries.into_iter().map(LaneEntry::into_entry).collect());
+        }
+        drop(pending);
+        sources.push(unplaced.into());
+        merge_by_time(sources)
+    }
+}
+
+#[cfg(feature = "journal")]
+/// Merges the sources into one list, taking at each turn the head with the earliest time (an
+/// entry without a time counts as earliest; ties go to the lower source), so that each source
+/// keeps its own order.
+fn merge_by_time(mut sources: Vec<VecDeque<Entry>>) -> Vec<Entry> {
+    let total = sources.iter().map(VecDeque::len).sum();
+    let mut merged = Vec::with_capacity(total);
+    let mut heads: BinaryHeap<Reverse<(Option<Timestamp>, usize)>> = sources
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.front().map(|e| Reverse((e.at, i))))
+        .collect();
+    while let Some(Reverse((_, i))) = heads.pop() {
+        let Some(entry) = sources[i].pop_front() else {
+            continue;
+        };
+        merged.push(entry);
+        if let Some(next) = sources[i].front() {
+            heads.push(Reverse((next.at, i)));
+        }
+    }
+    merged
+}
+
+#[cfg(feature = "journal")]
+impl Hook for LanesJournal {
+    #[inline]
+    fn now(&self) -> Option<Timestamp> {
+        self.clock.as_ref().map(|c| c.now())
+    }
+
+    #[inline]
+    fn log(&self, log: &mut ShardLog, entry: impl FnOnce() -> LaneEntry) -> Option<LaneEntry> {
+        log.log(entry())
+    }
+
+    #[cold]
+    fn overflowed(
+        &self,
+        shard: usize,
+        entry: LaneEntry,
+        refill: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>,
+    ) {
+        lock(&self.overflow).push((shard, vec![entry]));
+        let full = refill(Vec::with_capacity(CHUNK));
+        if !full.is_empty() {
+            lock(&self.overflow).push((shard, full));
+        }
+    }
+
+    #[cold]
+    fn refused(&self, entry: impl FnOnce() -> Entry) {
+        let mut entry = entry();
+        entry.at = self.now();
+        lock(&self.unplaced).push(entry);
+    }
+}
+
+#[cfg(all(test, feature = "journal"))]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, at: u64) -> LaneEntry {
+        let label = Label::new("p").unwrap();
+        let mut e = LaneEntry::new(
+            Some(Timestamp::from_millis(at).unwrap()),
+            LaneCall::Claim,
+            &label,
+            &label,
+            seq,
+            Ok(false),
+        );
+        e.seq = seq;
+        e
+    }
+
+    fn generations(entries: &[Entry]) -> Vec<u64> {
+        entries
+            .iter()
+            .map(|e| match &e.answer {
+                Answer::Claimed(key) => key.generation,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_take_stops_at_a_missing_number_and_the_next_take_goes_on_from_it() {
+        let journal = LanesJournal::new(None, 2);
+        let first = journal.assemble(vec![vec![entry(1, 5), entry(2, 6), entry(4, 8)], vec![]]);
+        assert_eq!(generations(&first), [1, 2], "3 is missing: 4 waits");
+        lock(&journal.overflow).push((0, vec![entry(3, 7)]));
+        let second = journal.assemble(vec![vec![entry(5, 9)], vec![]]);
+        assert_eq!(generations(&second), [3, 4, 5]);
+    }
+
+    #[test]
+    fn shards_are_merged_by_time_each_in_its_own_order() {
+        let journal = LanesJournal::new(None, 2);
+        // Shard 0's second entry read the clock earlier than its first: it stays second.
+        let merged = journal.assemble(vec![
+            vec![entry(1, 10), entry(2, 3)],
+            vec![entry(1, 5), entry(2, 20)],
+        ]);
+        let times: Vec<u64> = merged.iter().map(|e| e.at.unwrap().millis()).collect();
+        assert_eq!(times, [5, 10, 3, 20]);
+    }
+}
