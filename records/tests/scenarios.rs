@@ -305,6 +305,44 @@ fn help_describes_every_command_with_examples() {
 }
 
 #[test]
+fn every_command_has_help_with_examples_and_the_tool_a_version() {
+    for command in ["run", "index", "replay"] {
+        let output = lane_records().args([command, "--help"]).output().unwrap();
+        assert!(output.status.success(), "{command}");
+        let help = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            help.contains(&format!("Usage: lane-records {command} ")),
+            "{help}"
+        );
+        assert!(help.contains("examples:"), "{help}");
+    }
+    let output = lane_records().arg("--version").output().unwrap();
+    assert!(output.status.success());
+    let version = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        version.trim(),
+        format!("lane-records {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn a_mistake_in_the_command_line_is_exit_status_2_and_names_it() {
+    for (args, says) in [
+        (&["--frobnicate"][..], "unexpected argument '--frobnicate'"),
+        (&["replay"][..], "required arguments were not provided"),
+        (&["--check", "--out", "x"][..], "cannot be used with"),
+        (&["index"][..], "required arguments were not provided"),
+        (&["teleport"][..], "unrecognized subcommand 'teleport'"),
+    ] {
+        let output = lane_records().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: lane-records"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
 fn a_syntax_error_is_reported_with_its_line_and_column() {
     let text = busy().replacen(
         "untouched_project = \"site\"",
