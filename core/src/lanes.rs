@@ -243,9 +243,20 @@ impl ProjectLanes {
         let Some(journal) = &self.journal else {
             return Vec::new();
         };
-        let taken = (0..SHARDS)
-            .map(|index| self.lock_shard(index).log.take())
-            .collect();
+        // Each shard's buffer is swapped for an empty one got ready outside its lock.
+        let mut taken = Vec::with_capacity(SHARDS);
+        let mut fresh = journal.spare_buffer();
+        for index in 0..SHARDS {
+            let mut shard = self.lock_shard(index);
+            if shard.log.is_empty() {
+                taken.push(Vec::new());
+                continue;
+            }
+            taken.push(shard.log.swap(fresh));
+            drop(shard);
+            fresh = journal.spare_buffer();
+        }
+        journal.recycle(fresh);
         journal.assemble(taken)
     }
 
@@ -506,7 +517,9 @@ impl ProjectLanes {
     fn store(&self, hook: &impl Hook, hash: u64, overflow: Option<LaneEntry>) {
         if let Some(entry) = overflow {
             let index = Self::shard_of(hash);
-            hook.overflowed(index, entry, |fresh| self.lock_shard(index).log.swap(fresh));
+            hook.overflowed(index, entry, |fresh, entry| {
+                self.lock_shard(index).log.refill(fresh, entry)
+            });
         }
     }
 }

@@ -10,10 +10,12 @@
 //! operation the answer it had. A take merges the shards by time, keeping each shard's order.
 //!
 //! Nothing under a shard's lock allocates or calls out: the entry is written into spare
-//! capacity, and when there is none it is handed back and stored after the lock is released,
-//! together with the full buffer (swapped for a fresh one allocated outside the lock). A take
-//! hands out each shard's entries only up to the first missing number (an entry on its way out
-//! of a full buffer); the rest wait for the next take, so takes can simply be concatenated.
+//! capacity, and when there is none it is handed back; after the lock is released the full
+//! buffer is swapped for an empty one (recycled from earlier takes, or allocated outside the
+//! lock) and the entry goes into it. A take swaps each shard's buffer for an empty one the same
+//! way, so buffers are reused and the hot path writes into memory it has written before. A take
+//! hands out each shard's entries only up to the first missing number (an entry on its way into
+//! a fresh buffer); the rest wait for the next take, so takes can simply be concatenated.
 
 // Without the feature `journal`, lanes log nothing: these types are there for the hook's
 // signatures only.
@@ -37,6 +39,9 @@ use super::entry::{Answer, Call, Entry, LeaseKey};
 /// Entries a shard's buffer holds before it is swapped for a fresh one.
 #[cfg(feature = "journal")]
 const CHUNK: usize = 256;
+/// Empty buffers kept for reuse, at most.
+#[cfg(feature = "journal")]
+const SPARE: usize = 128;
 
 /// Which lane operation an entry is.
 #[derive(Clone, Copy)]
@@ -157,22 +162,48 @@ impl ShardLog {
         }
     }
 
-    /// Swaps the buffer for `fresh` and returns the old one.
+    /// Whether the buffer holds nothing.
+    #[cfg(feature = "journal")]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+
+    /// Swaps the buffer for the empty `fresh` one and returns the old one.
     #[cfg(feature = "journal")]
     pub(crate) fn swap(&mut self, fresh: Vec<LaneEntry>) -> Vec<LaneEntry> {
         std::mem::replace(&mut self.buffer, fresh)
     }
 
-    /// Without a journal there is no buffer: `fresh` comes back.
-    #[cfg(not(feature = "journal"))]
-    pub(crate) fn swap(&mut self, fresh: Vec<LaneEntry>) -> Vec<LaneEntry> {
-        fresh
+    /// Puts `entry` (logged earlier, when the buffer was full) into the buffer, if the buffer is
+    /// still full swapping it for `fresh` first; returns the full buffer taken out, and the entry
+    /// if there is no room for it even so (others filled `fresh` meanwhile). Never allocates.
+    #[cfg(feature = "journal")]
+    pub(crate) fn refill(
+        &mut self,
+        fresh: Vec<LaneEntry>,
+        entry: LaneEntry,
+    ) -> (Vec<LaneEntry>, Option<LaneEntry>) {
+        let full = if self.buffer.len() < self.buffer.capacity() {
+            fresh
+        } else {
+            self.swap(fresh)
+        };
+        if self.buffer.len() < self.buffer.capacity() {
+            self.buffer.push(entry);
+            (full, None)
+        } else {
+            (full, Some(entry))
+        }
     }
 
-    /// Takes the buffer (the next operation stores its entry outside the lock and refills it).
-    #[cfg(feature = "journal")]
-    pub(crate) fn take(&mut self) -> Vec<LaneEntry> {
-        std::mem::take(&mut self.buffer)
+    /// Without a journal nothing is logged, so nothing is refilled.
+    #[cfg(not(feature = "journal"))]
+    pub(crate) fn refill(
+        &mut self,
+        fresh: Vec<LaneEntry>,
+        entry: LaneEntry,
+    ) -> (Vec<LaneEntry>, Option<LaneEntry>) {
+        (fresh, Some(entry))
     }
 }
 
@@ -183,14 +214,14 @@ pub(crate) trait Hook {
     fn now(&self) -> Option<Timestamp>;
     /// Under the shard's lock: logs the operation. Returns an entry to store after the lock.
     fn log(&self, log: &mut ShardLog, entry: impl FnOnce() -> LaneEntry) -> Option<LaneEntry>;
-    /// After the lock: stores an entry the shard's buffer had no room for, and refills the
-    /// buffer through `refill` (which swaps in the fresh buffer under the lock and returns the
-    /// full one).
+    /// After the lock: gets an empty buffer ready and hands it and the entry the shard's buffer
+    /// had no room for to `refill`, which locks the shard again and calls [`ShardLog::refill`];
+    /// stores what comes back.
     fn overflowed(
         &self,
         shard: usize,
         entry: LaneEntry,
-        refill: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>,
+        refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
     );
     /// A claim refused before any lane was looked at (a label that breaks the rule).
     fn refused(&self, entry: impl FnOnce() -> Entry);
@@ -209,7 +240,12 @@ impl Hook for Untracked {
         None
     }
     #[inline(always)]
-    fn overflowed(&self, _: usize, _: LaneEntry, _: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>) {
+    fn overflowed(
+        &self,
+        _: usize,
+        _: LaneEntry,
+        _: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
+    ) {
     }
     #[inline(always)]
     fn refused(&self, _: impl FnOnce() -> Entry) {}
@@ -219,8 +255,11 @@ impl Hook for Untracked {
 /// The journal of a `ProjectLanes`: its clock, and what the shards' buffers could not hold.
 pub(crate) struct LanesJournal {
     clock: Option<Arc<dyn Clock>>,
-    /// Entries that did not fit their shard's buffer, and full buffers moved out, by shard.
+    /// Full buffers moved out of their shards (and, rarely, an entry that found no room), by
+    /// shard.
     overflow: Mutex<Vec<(usize, Vec<LaneEntry>)>>,
+    /// Empty buffers, ready to be swapped into a shard.
+    spare: Mutex<Vec<Vec<LaneEntry>>>,
     /// Claims refused before any lane was looked at: they touch no lane and go anywhere.
     unplaced: Mutex<Vec<Entry>>,
     /// What takes have not handed out yet.
@@ -246,6 +285,7 @@ impl LanesJournal {
         LanesJournal {
             clock,
             overflow: Mutex::new(Vec::new()),
+            spare: Mutex::new(Vec::new()),
             unplaced: Mutex::new(Vec::new()),
             pending: Mutex::new(Pending {
                 next: vec![1; shards],
@@ -254,11 +294,31 @@ impl LanesJournal {
         }
     }
 
+    /// An empty buffer to swap into a shard: a recycled one, or a new one (allocated here,
+    /// outside any shard's lock).
+    pub(crate) fn spare_buffer(&self) -> Vec<LaneEntry> {
+        lock(&self.spare)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(CHUNK))
+    }
+
+    /// Keeps an emptied buffer for reuse (up to [`SPARE`] of them).
+    pub(crate) fn recycle(&self, mut buffer: Vec<LaneEntry>) {
+        buffer.clear();
+        if buffer.capacity() >= CHUNK {
+            let mut spare = lock(&self.spare);
+            if spare.len() < SPARE {
+                spare.push(buffer);
+            }
+        }
+    }
+
     /// Puts every shard's entries (`taken[i]`: what shard `i`'s buffer held) and what
     /// overflowed into one order that replays; see the [module](self).
     pub(crate) fn assemble(&self, mut taken: Vec<Vec<LaneEntry>>) -> Vec<Entry> {
-        for (shard, entries) in std::mem::take(&mut *lock(&self.overflow)) {
-            taken[shard].extend(entries);
+        for (shard, mut entries) in std::mem::take(&mut *lock(&self.overflow)) {
+            taken[shard].append(&mut entries);
+            self.recycle(entries);
         }
         let unplaced = std::mem::take(&mut *lock(&self.unplaced));
         let mut pending = lock(&self.pending);
@@ -275,7 +335,8 @@ impl LanesJournal {
                 .count();
             held[shard] = entries.split_off(run);
             next[shard] += run as u64;
-            sources.push(entries.into_iter().map(LaneEntry::into_entry).collect());
+            sources.push(entries.drain(..).map(LaneEntry::into_entry).collect());
+            self.recycle(entries);
         }
         drop(pending);
         sources.push(unplaced.into());
@@ -324,12 +385,16 @@ impl Hook for LanesJournal {
         &self,
         shard: usize,
         entry: LaneEntry,
-        refill: impl FnOnce(Vec<LaneEntry>) -> Vec<LaneEntry>,
+        refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
     ) {
-        lock(&self.overflow).push((shard, vec![entry]));
-        let full = refill(Vec::with_capacity(CHUNK));
-        if !full.is_empty() {
+        let (full, homeless) = refill(self.spare_buffer(), entry);
+        if full.is_empty() {
+            self.recycle(full);
+        } else {
             lock(&self.overflow).push((shard, full));
+        }
+        if let Some(entry) = homeless {
+            lock(&self.overflow).push((shard, vec![entry]));
         }
     }
 
