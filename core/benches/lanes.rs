@@ -27,6 +27,27 @@ fn system_clock() -> Arc<dyn Clock> {
     })
 }
 
+/// A coarse clock: a thread stores the system time every millisecond, a reading is one atomic
+/// load. The thread runs for the rest of the benchmark process.
+fn coarse_clock() -> Arc<dyn Clock> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64
+    };
+    let millis = Arc::new(AtomicU64::new(now()));
+    let ticking = millis.clone();
+    thread::spawn(move || {
+        loop {
+            ticking.store(now(), Ordering::Relaxed);
+            thread::sleep(Duration::from_millis(1));
+        }
+    });
+    Arc::new(move || Timestamp::from_millis(millis.load(Ordering::Relaxed)).unwrap())
+}
+
 /// Times `iters` claim+release pairs on `lanes`, taking the journal (untimed) every [`BATCH`]
 /// pairs so that it does not grow without end.
 fn timed_pairs(lanes: &ProjectLanes, projects: &[String], iters: u64) -> Duration {
@@ -72,6 +93,10 @@ fn pair(c: &mut Criterion) {
     });
     group.bench_function("claim_release_journal_system_clock", |b| {
         let lanes = ProjectLanes::new().with_journal(Some(system_clock()));
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
+    group.bench_function("claim_release_journal_coarse_clock", |b| {
+        let lanes = ProjectLanes::new().with_journal(Some(coarse_clock()));
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("floor_mutex_hashmap_insert_remove", |b| {

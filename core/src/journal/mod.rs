@@ -16,6 +16,7 @@
 //! in `lanes_log`: each shard numbers its operations under its own lock, and operations on
 //! different projects commute.
 
+mod cut;
 mod entry;
 mod export;
 mod history;

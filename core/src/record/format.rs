@@ -202,6 +202,11 @@ impl Untouched {
     pub fn is_none(&self) -> bool {
         self.0.is_none()
     }
+
+    /// The project's label, or `""` when there is none.
+    pub fn as_str(&self) -> &str {
+        self
+    }
 }
 
 impl Deref for Untouched {
@@ -335,25 +340,25 @@ impl StartLeaseState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
-    /// [`ProjectLanes::claim`]: input `project`, `run`.
+    /// [`ProjectLanes::claim`](crate::ProjectLanes::claim): input `project`, `run`.
     Claim,
-    /// [`ProjectLanes::request_stop`]: input `lease`.
+    /// [`ProjectLanes::request_stop`](crate::ProjectLanes::request_stop): input `lease`.
     RequestStop,
-    /// [`ProjectLanes::release`]: input `lease`, `outcome`.
+    /// [`ProjectLanes::release`](crate::ProjectLanes::release): input `lease`, `outcome`.
     Release,
-    /// [`ProjectLanes::view`]: input `project`.
+    /// [`ProjectLanes::view`](crate::ProjectLanes::view): input `project`.
     View,
-    /// [`Dispatcher::enqueue`]: input `queue`, `project`, `run`.
+    /// [`Dispatcher::enqueue`](crate::dispatch::Dispatcher::enqueue): input `queue`, `project`, `run`.
     Enqueue,
-    /// [`Dispatcher::dispatch`]: input `queue`.
+    /// [`Dispatcher::dispatch`](crate::dispatch::Dispatcher::dispatch): input `queue`.
     Dispatch,
-    /// [`Dispatcher::finish`]: input `reservation`, `outcome`.
+    /// [`Dispatcher::finish`](crate::dispatch::Dispatcher::finish): input `reservation`, `outcome`.
     Finish,
-    /// [`Dispatcher::persisted`]: input `reservation`, `saved`.
+    /// [`Dispatcher::persisted`](crate::dispatch::Dispatcher::persisted): input `reservation`, `saved`.
     Persist,
-    /// [`Dispatcher::cancel`]: input `reservation`.
+    /// [`Dispatcher::cancel`](crate::dispatch::Dispatcher::cancel): input `reservation`.
     Cancel,
-    /// [`Dispatcher::resolve`]: input `reservation`.
+    /// [`Dispatcher::resolve`](crate::dispatch::Dispatcher::resolve): input `reservation`.
     Resolve,
 }
 

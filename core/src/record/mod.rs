@@ -1,9 +1,11 @@
 //! Saved example records: what the lanes did, step by step, in a versioned format.
 //!
 //! A record is produced by running a scenario on the real core and saving every input and result
-//! (see the `lane-records` generator). [`replay`] runs a record's steps on a fresh
-//! [`ProjectLanes`] and compares every saved result, so anyone can check a record, including one
-//! written by hand. The format is documented in `records/README.md` and `records/schema.json`.
+//! (see the `lane-records` generator), or exported from a running system's
+//! [journal](crate::journal). [`replay`] runs a record's steps on fresh lanes (or a fresh
+//! dispatcher), set to the record's starting state if it has one, and compares every saved
+//! result, so anyone can check a record, including one written by hand. The format (versions 1
+//! and 2) is documented in `records/README.md` and `records/schema.json`.
 //!
 //! Inside: `format` (the types, field by field), `check` ([`Record::check`], [`Index::check`] and
 //! [`Header::check`]: the rules JSON alone cannot express), `replay` ([`replay`], [`Replay`]) and
