@@ -236,8 +236,8 @@ impl ProjectLanes {
 
     /// The journal's entries since the last take, in an order that replays on the core (empty
     /// for lanes without a journal). Concatenated, takes keep that order: an entry still on its
-    /// way out of a full buffer, and the ones after it in its shard, come with the next take.
-    /// Feature `journal`.
+    /// way into a fresh buffer (its shard's was full), and the ones after it in its shard, come
+    /// with the next take. Feature `journal`.
     #[cfg(feature = "journal")]
     pub fn take_journal(&self) -> Vec<crate::journal::Entry> {
         let Some(journal) = &self.journal else {

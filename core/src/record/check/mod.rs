@@ -263,7 +263,7 @@ fn check_origin(origin: &Origin) -> Result<(), RecordError> {
     {
         return Err(RecordError::invalid(
             "origin.until",
-            format!("the window ends ({until}) before it starts ({since})"),
+            "the window ends before it starts, or where it starts",
         ));
     }
     Ok(())
