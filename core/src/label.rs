@@ -74,10 +74,24 @@ pub struct Label(Repr);
 /// Labels up to this many bytes are stored inline; longer ones share one heap allocation.
 const INLINE: usize = 30;
 
-#[derive(Clone)]
 enum Repr {
     Inline { len: u8, bytes: [u8; INLINE] },
     Shared(Arc<str>),
+}
+
+impl Clone for Repr {
+    /// An inline label is copied whole (one 31-byte copy, not field by field); a shared one
+    /// shares its allocation.
+    #[inline]
+    fn clone(&self) -> Repr {
+        match self {
+            Repr::Inline { len, bytes } => Repr::Inline {
+                len: *len,
+                bytes: *bytes,
+            },
+            Repr::Shared(text) => Repr::Shared(Arc::clone(text)),
+        }
+    }
 }
 
 impl Label {

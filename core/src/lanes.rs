@@ -8,8 +8,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 #[cfg(feature = "journal")]
-use crate::journal::lanes_log::LanesJournal;
-use crate::journal::lanes_log::{Hook, LaneCall, LaneEntry, ShardLog, Untracked};
+use crate::journal::Journaled;
+use crate::journal::lanes_log::{Hook, LaneCall, LaneEntry, ShardLog};
+use crate::journal::{Journaling, Unjournaled};
 use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
 
 /// Lanes are spread over this many independently locked shards, so claims in unrelated projects
@@ -28,6 +29,9 @@ static NEXT_MANAGER: AtomicU64 = AtomicU64::new(1);
 /// project's lane is remembered (a label and a counter) from its first claim for as long as the
 /// `ProjectLanes` lives, busy or idle.
 ///
+/// `J` says whether the lanes keep a [journal](crate::journal): [`Unjournaled`] (the default,
+/// at no cost) or `Journaled` ([`with_journal`](ProjectLanes::with_journal), feature `journal`).
+///
 /// ```
 /// use project_lanes::{LaneError, Outcome, ProjectLanes};
 ///
@@ -41,13 +45,13 @@ static NEXT_MANAGER: AtomicU64 = AtomicU64::new(1);
 /// assert!(!lanes.view("docs")?.busy);
 /// # Ok::<(), LaneError>(())
 /// ```
-pub struct ProjectLanes {
+pub struct ProjectLanes<J: Journaling = Unjournaled> {
     id: u64,
     hasher: DefaultHashBuilder,
     shards: Box<[Shard]>,
-    /// The journal, if these lanes keep one (feature `journal`).
-    #[cfg(feature = "journal")]
-    journal: Option<Box<LanesJournal>>,
+    /// The journal: [`Unjournaled`] (nothing, compiled away) unless made by
+    /// [`with_journal`](ProjectLanes::with_journal).
+    journal: J,
 }
 
 /// The proof of holding a project's lane.
@@ -198,8 +202,7 @@ impl ProjectLanes {
                     }),
                 })
                 .collect(),
-            #[cfg(feature = "journal")]
-            journal: None,
+            journal: Unjournaled,
         }
     }
 
@@ -208,9 +211,9 @@ impl ProjectLanes {
     /// [`journal`](crate::journal) and [`take_journal`](Self::take_journal). Feature `journal`.
     ///
     /// Each shard numbers its operations under its own lock and logs them into a buffer
-    /// allocated beforehand; the clock is read before the lock. A claim and a release cost a
-    /// little more than without (the benchmarks measure it); lanes without a journal pay one
-    /// branch on an `Option`.
+    /// allocated beforehand; the clock is read before the lock. A claim and a release cost more
+    /// than without (`cargo bench -p project-lanes` measures it); lanes without a journal, of
+    /// another type, cost nothing more than before.
     ///
     /// ```
     /// use project_lanes::{Outcome, ProjectLanes};
@@ -227,22 +230,27 @@ impl ProjectLanes {
     /// ```
     #[cfg(feature = "journal")]
     pub fn with_journal(
-        mut self,
+        self,
         clock: Option<std::sync::Arc<dyn crate::journal::Clock>>,
-    ) -> ProjectLanes {
-        self.journal = Some(Box::new(LanesJournal::new(clock, SHARDS)));
-        self
+    ) -> ProjectLanes<Journaled> {
+        ProjectLanes {
+            id: self.id,
+            hasher: self.hasher,
+            shards: self.shards,
+            journal: Journaled::new(clock, SHARDS),
+        }
     }
+}
 
+#[cfg(feature = "journal")]
+impl ProjectLanes<Journaled> {
     /// The journal's entries since the last take, in an order that replays on the core (empty
     /// for lanes without a journal). Concatenated, takes keep that order: an entry still on its
     /// way into a fresh buffer (its shard's was full), and the ones after it in its shard, come
     /// with the next take. Feature `journal`.
     #[cfg(feature = "journal")]
     pub fn take_journal(&self) -> Vec<crate::journal::Entry> {
-        let Some(journal) = &self.journal else {
-            return Vec::new();
-        };
+        let journal = &self.journal;
         // Each shard's buffer is swapped for an empty one got ready outside its lock.
         let mut taken = Vec::with_capacity(SHARDS);
         let mut fresh = journal.spare_buffer();
@@ -259,7 +267,9 @@ impl ProjectLanes {
         journal.recycle(fresh);
         journal.assemble(taken)
     }
+}
 
+impl<J: Journaling> ProjectLanes<J> {
     /// Claims `project`'s lane for `run`.
     ///
     /// Checks the project label, then the run label, then occupancy. A busy project is refused
@@ -274,28 +284,30 @@ impl ProjectLanes {
     /// assert_eq!(lanes.claim("docs/", "build-1").unwrap_err(), LaneError::InvalidLabel);
     /// # Ok::<(), LaneError>(())
     /// ```
-    #[inline]
+    // Natively, always inlined: returning a lease or a receipt through memory costs more than
+    // the operation's own work. The viewer's WebAssembly, built for size, inlines where it pays.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn claim(&self, project: &str, run: &str) -> Result<Lease, LaneError> {
-        #[cfg(feature = "journal")]
-        if let Some(journal) = &self.journal {
-            return self.claim_with(&**journal, project, run);
-        }
-        self.claim_with(&Untracked, project, run)
-    }
-
-    #[inline(always)]
-    fn claim_with(&self, hook: &impl Hook, project: &str, run: &str) -> Result<Lease, LaneError> {
-        let labels = Label::new(project).and_then(|p| Ok((p, Label::new(run)?)));
-        let (project_label, run_label) = labels.inspect_err(|&e| {
-            hook.refused(|| refused_claim(project, run, e));
-        })?;
-        let hash = self.hasher.hash_one(project);
-        let at = hook.now();
-        let (p, r) = (&project_label, &run_label);
-        let log = |generation, answer| {
-            move || LaneEntry::new(at, LaneCall::Claim, p, r, generation, answer)
+        let refused = |e: LaneError| {
+            self.journal.refused(|| refused_claim(project, run, e));
+            Err(e)
         };
-        let (token, generation, overflow) = {
+        let project_label = match Label::new(project) {
+            Ok(label) => label,
+            Err(e) => return refused(e),
+        };
+        let run_label = match Label::new(run) {
+            Ok(label) => label,
+            Err(e) => return refused(e),
+        };
+        let hash = self.hasher.hash_one(project);
+        let at = self.journal.now();
+        let (p, r) = (&project_label, &run_label);
+        let entry = |generation, answer| {
+            move |at| LaneEntry::new(at, LaneCall::Claim, p, r, generation, answer)
+        };
+        let (token, generation, pending) = {
             let mut shard = self.lock(hash);
             shard.next_token += 1;
             let token = shard.next_token;
@@ -306,9 +318,10 @@ impl ProjectLanes {
             };
             let generation = match shard.table.find_mut(hash, |s| s.project == project) {
                 Some(slot) if slot.held.is_some() => {
-                    let overflow = hook.log(&mut shard.log, log(0, Err(LaneError::ProjectBusy)));
+                    let busy = Err(LaneError::ProjectBusy);
+                    let pending = self.journal.log(&mut shard.log, at, entry(0, busy));
                     drop(shard);
-                    self.store(hook, hash, overflow);
+                    self.after_log(hash, pending);
                     return Err(LaneError::ProjectBusy);
                 }
                 Some(slot) => {
@@ -329,10 +342,12 @@ impl ProjectLanes {
                     1
                 }
             };
-            let overflow = hook.log(&mut shard.log, log(generation, Ok(false)));
-            (token, generation, overflow)
+            let pending = self
+                .journal
+                .log(&mut shard.log, at, entry(generation, Ok(false)));
+            (token, generation, pending)
         };
-        self.store(hook, hash, overflow);
+        self.after_log(hash, pending);
         Ok(Lease {
             manager: self.id,
             token,
@@ -359,33 +374,32 @@ impl ProjectLanes {
     /// # Ok::<(), LaneError>(())
     /// ```
     pub fn request_stop(&self, lease: &Lease) -> Result<LaneView, LaneError> {
-        #[cfg(feature = "journal")]
-        if let Some(journal) = &self.journal {
-            return self.request_stop_with(&**journal, lease);
-        }
-        self.request_stop_with(&Untracked, lease)
-    }
-
-    #[inline(always)]
-    fn request_stop_with(&self, hook: &impl Hook, lease: &Lease) -> Result<LaneView, LaneError> {
         self.check_manager(lease)?;
-        let at = hook.now();
-        let (stopped, overflow) = {
+        let at = self.journal.now();
+        let pending = {
             let mut shard = self.lock(lease.hash);
             let stopped = shard
                 .table
                 .find_mut(lease.hash, |s| holds(s, lease.token))
                 .and_then(|s| s.held.as_mut())
                 .map(|held| held.stop_requested = true)
-                .ok_or(LaneError::LeaseNotCurrent);
-            let answer = stopped.map(|()| true);
-            let overflow = hook.log(&mut shard.log, || {
+                .is_some();
+            let pending = self.journal.log(&mut shard.log, at, |at| {
+                let answer = if stopped {
+                    Ok(true)
+                } else {
+                    Err(LaneError::LeaseNotCurrent)
+                };
                 lease.entry(at, LaneCall::RequestStop, answer)
             });
-            (stopped, overflow)
+            if !stopped {
+                drop(shard);
+                self.after_log(lease.hash, pending);
+                return Err(LaneError::LeaseNotCurrent);
+            }
+            pending
         };
-        self.store(hook, lease.hash, overflow);
-        stopped?;
+        self.after_log(lease.hash, pending);
         Ok(LaneView::held(
             lease.project(),
             lease.run(),
@@ -412,39 +426,35 @@ impl ProjectLanes {
     /// # let _ = new;
     /// # Ok::<(), LaneError>(())
     /// ```
-    #[inline]
+    // Natively, always inlined: returning a lease or a receipt through memory costs more than
+    // the operation's own work. The viewer's WebAssembly, built for size, inlines where it pays.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     pub fn release(&self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
-        #[cfg(feature = "journal")]
-        if let Some(journal) = &self.journal {
-            return self.release_with(&**journal, lease, outcome);
-        }
-        self.release_with(&Untracked, lease, outcome)
-    }
-
-    #[inline(always)]
-    fn release_with(
-        &self,
-        hook: &impl Hook,
-        lease: &Lease,
-        outcome: Outcome,
-    ) -> Result<Receipt, LaneError> {
         self.check_manager(lease)?;
-        let at = hook.now();
-        let (held, overflow) = {
+        let at = self.journal.now();
+        let (held, pending) = {
             let mut shard = self.lock(lease.hash);
+            // Taken out of the lock with the lease's `Held`: its run label is dropped after it.
             let held = shard
                 .table
                 .find_mut(lease.hash, |s| holds(s, lease.token))
-                .and_then(|s| s.held.take())
-                .ok_or(LaneError::LeaseNotCurrent);
-            let answer = held.as_ref().map(|h| h.stop_requested).map_err(|&e| e);
-            let overflow = hook.log(&mut shard.log, || {
+                .and_then(|s| s.held.take());
+            let pending = self.journal.log(&mut shard.log, at, |at| {
+                let answer = held.as_ref().map(|h| h.stop_requested);
+                let answer = answer.ok_or(LaneError::LeaseNotCurrent);
                 lease.entry(at, LaneCall::Release(outcome), answer)
             });
-            (held, overflow)
+            match held {
+                Some(held) => (held, pending),
+                None => {
+                    drop(shard);
+                    self.after_log(lease.hash, pending);
+                    return Err(LaneError::LeaseNotCurrent);
+                }
+            }
         };
-        self.store(hook, lease.hash, overflow);
-        let held = held?;
+        self.after_log(lease.hash, pending);
         Ok(Receipt {
             project: lease.project.clone(),
             run: lease.run.clone(),
@@ -512,15 +522,14 @@ impl ProjectLanes {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// After a shard's lock is released: stores an entry its journal buffer had no room for.
+    /// After a shard's lock is released: what the journal left to do (an entry its buffer had
+    /// no room for).
     #[inline(always)]
-    fn store(&self, hook: &impl Hook, hash: u64, overflow: Option<LaneEntry>) {
-        if let Some(entry) = overflow {
-            let index = Self::shard_of(hash);
-            hook.overflowed(index, entry, |fresh, entry| {
-                self.lock_shard(index).log.refill(fresh, entry)
+    fn after_log(&self, hash: u64, pending: <J as Hook>::Pending) {
+        self.journal
+            .after(Self::shard_of(hash), pending, |fresh, entry| {
+                self.lock(hash).log.refill(fresh, entry)
             });
-        }
     }
 }
 
@@ -551,7 +560,7 @@ impl Default for ProjectLanes {
     }
 }
 
-impl fmt::Debug for ProjectLanes {
+impl<J: Journaling> fmt::Debug for ProjectLanes<J> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProjectLanes").finish_non_exhaustive()
     }

@@ -39,20 +39,21 @@ use super::entry::{Answer, Call, Entry, LeaseKey};
 /// Entries a shard's buffer holds before it is swapped for a fresh one.
 #[cfg(feature = "journal")]
 const CHUNK: usize = 256;
-/// Empty buffers kept for reuse, at most.
+/// Empty buffers kept for reuse, at most (about 26 MB): a journal taken every few milliseconds
+/// reuses warm memory instead of faulting fresh pages in.
 #[cfg(feature = "journal")]
-const SPARE: usize = 128;
+const SPARE: usize = 1024;
 
 /// Which lane operation an entry is.
 #[derive(Clone, Copy)]
-pub(crate) enum LaneCall {
+pub enum LaneCall {
     Claim,
     RequestStop,
     Release(Outcome),
 }
 
 /// One lane operation as its shard performed it: labels stored inline, no strings.
-pub(crate) struct LaneEntry {
+pub struct LaneEntry {
     seq: u64,
     at: Option<Timestamp>,
     call: LaneCall,
@@ -139,7 +140,7 @@ impl LaneEntry {
 /// A shard's part of the journal, kept inside the shard (under its lock). Empty (zero-sized)
 /// without the feature `journal`.
 #[derive(Default)]
-pub(crate) struct ShardLog {
+pub struct ShardLog {
     #[cfg(feature = "journal")]
     seq: u64,
     #[cfg(feature = "journal")]
@@ -151,7 +152,7 @@ impl ShardLog {
     /// otherwise hands it back, to be stored once the lock is released. Never allocates.
     #[cfg(feature = "journal")]
     #[inline]
-    fn log(&mut self, mut entry: LaneEntry) -> Option<LaneEntry> {
+    pub(crate) fn log(&mut self, mut entry: LaneEntry) -> Option<LaneEntry> {
         self.seq += 1;
         entry.seq = self.seq;
         if self.buffer.len() < self.buffer.capacity() {
@@ -207,53 +208,10 @@ impl ShardLog {
     }
 }
 
-/// What the lanes call at each operation; the unjournaled lanes use [`Untracked`], which does
-/// nothing and compiles away.
-pub(crate) trait Hook {
-    /// The time for the operation about to run (read before its shard is locked).
-    fn now(&self) -> Option<Timestamp>;
-    /// Under the shard's lock: logs the operation. Returns an entry to store after the lock.
-    fn log(&self, log: &mut ShardLog, entry: impl FnOnce() -> LaneEntry) -> Option<LaneEntry>;
-    /// After the lock: gets an empty buffer ready and hands it and the entry the shard's buffer
-    /// had no room for to `refill`, which locks the shard again and calls [`ShardLog::refill`];
-    /// stores what comes back.
-    fn overflowed(
-        &self,
-        shard: usize,
-        entry: LaneEntry,
-        refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
-    );
-    /// A claim refused before any lane was looked at (a label that breaks the rule).
-    fn refused(&self, entry: impl FnOnce() -> Entry);
-}
-
-/// The hook of lanes without a journal.
-pub(crate) struct Untracked;
-
-impl Hook for Untracked {
-    #[inline(always)]
-    fn now(&self) -> Option<Timestamp> {
-        None
-    }
-    #[inline(always)]
-    fn log(&self, _: &mut ShardLog, _: impl FnOnce() -> LaneEntry) -> Option<LaneEntry> {
-        None
-    }
-    #[inline(always)]
-    fn overflowed(
-        &self,
-        _: usize,
-        _: LaneEntry,
-        _: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
-    ) {
-    }
-    #[inline(always)]
-    fn refused(&self, _: impl FnOnce() -> Entry) {}
-}
-
 #[cfg(feature = "journal")]
-/// The journal of a `ProjectLanes`: its clock, and what the shards' buffers could not hold.
-pub(crate) struct LanesJournal {
+/// The journal of `ProjectLanes<Journaled>` (made by `ProjectLanes::with_journal`): its clock, and
+/// what the shards' buffers could not hold. Feature `journal`.
+pub struct Journaled {
     clock: Option<Arc<dyn Clock>>,
     /// Full buffers moved out of their shards (and, rarely, an entry that found no room), by
     /// shard.
@@ -280,9 +238,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 #[cfg(feature = "journal")]
-impl LanesJournal {
-    pub(crate) fn new(clock: Option<Arc<dyn Clock>>, shards: usize) -> LanesJournal {
-        LanesJournal {
+impl Journaled {
+    pub(crate) fn new(clock: Option<Arc<dyn Clock>>, shards: usize) -> Journaled {
+        Journaled {
             clock,
             overflow: Mutex::new(Vec::new()),
             spare: Mutex::new(Vec::new()),
@@ -291,6 +249,27 @@ impl LanesJournal {
                 next: vec![1; shards],
                 held: (0..shards).map(|_| Vec::new()).collect(),
             }),
+        }
+    }
+
+    /// After the shard's lock is released: gets an empty buffer ready and hands it and the
+    /// entry the shard's buffer had no room for to `refill`, which locks the shard again and
+    /// calls [`ShardLog::refill`]; stores what comes back.
+    #[cold]
+    fn overflowed(
+        &self,
+        shard: usize,
+        entry: LaneEntry,
+        refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
+    ) {
+        let (full, homeless) = refill(self.spare_buffer(), entry);
+        if full.is_empty() {
+            self.recycle(full);
+        } else {
+            lock(&self.overflow).push((shard, full));
+        }
+        if let Some(entry) = homeless {
+            lock(&self.overflow).push((shard, vec![entry]));
         }
     }
 
@@ -368,33 +347,87 @@ fn merge_by_time(mut sources: Vec<VecDeque<Entry>>) -> Vec<Entry> {
     merged
 }
 
+/// What the lanes call at each operation, by the kind of journal they keep (sealed: this module
+/// is the crate's own). For [`Unjournaled`] lanes every method is empty and every type `()`, so
+/// their code is the same as if there were no journal at all.
+pub trait Hook: Send + Sync {
+    /// What an operation reads from the clock, before its shard is locked.
+    type Time: Copy;
+    /// What a logged entry leaves to do once the lock is released.
+    type Pending;
+    /// The time for the operation about to run.
+    fn now(&self) -> Self::Time;
+    /// Under the shard's lock: logs the operation, made by `entry` from its time.
+    fn log(
+        &self,
+        log: &mut ShardLog,
+        at: Self::Time,
+        entry: impl FnOnce(Option<Timestamp>) -> LaneEntry,
+    ) -> Self::Pending;
+    /// After the lock: what the log left to do, with `refill` to lock the shard again and call
+    /// [`ShardLog::refill`].
+    fn after(
+        &self,
+        shard: usize,
+        pending: Self::Pending,
+        refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
+    );
+    /// A claim refused before any lane was looked at (a label that breaks the rule).
+    fn refused(&self, entry: impl FnOnce() -> Entry);
+}
+
+/// Lanes without a journal: the default of `ProjectLanes`. Nothing is logged, at no cost.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unjournaled;
+
+impl Hook for Unjournaled {
+    type Time = ();
+    type Pending = ();
+    #[inline(always)]
+    fn now(&self) {}
+    #[inline(always)]
+    fn log(&self, _: &mut ShardLog, _: (), _: impl FnOnce(Option<Timestamp>) -> LaneEntry) {}
+    #[inline(always)]
+    fn after(
+        &self,
+        _: usize,
+        _: (),
+        _: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
+    ) {
+    }
+    #[inline(always)]
+    fn refused(&self, _: impl FnOnce() -> Entry) {}
+}
+
 #[cfg(feature = "journal")]
-impl Hook for LanesJournal {
+impl Hook for Journaled {
+    type Time = Option<Timestamp>;
+    type Pending = Option<LaneEntry>;
+
     #[inline]
     fn now(&self) -> Option<Timestamp> {
         self.clock.as_ref().map(|c| c.now())
     }
 
     #[inline]
-    fn log(&self, log: &mut ShardLog, entry: impl FnOnce() -> LaneEntry) -> Option<LaneEntry> {
-        log.log(entry())
+    fn log(
+        &self,
+        log: &mut ShardLog,
+        at: Option<Timestamp>,
+        entry: impl FnOnce(Option<Timestamp>) -> LaneEntry,
+    ) -> Option<LaneEntry> {
+        log.log(entry(at))
     }
 
-    #[cold]
-    fn overflowed(
+    #[inline]
+    fn after(
         &self,
         shard: usize,
-        entry: LaneEntry,
+        pending: Option<LaneEntry>,
         refill: impl FnOnce(Vec<LaneEntry>, LaneEntry) -> (Vec<LaneEntry>, Option<LaneEntry>),
     ) {
-        let (full, homeless) = refill(self.spare_buffer(), entry);
-        if full.is_empty() {
-            self.recycle(full);
-        } else {
-            lock(&self.overflow).push((shard, full));
-        }
-        if let Some(entry) = homeless {
-            lock(&self.overflow).push((shard, vec![entry]));
+        if let Some(entry) = pending {
+            self.overflowed(shard, entry, refill);
         }
     }
 
@@ -436,7 +469,7 @@ mod tests {
 
     #[test]
     fn a_take_stops_at_a_missing_number_and_the_next_take_goes_on_from_it() {
-        let journal = LanesJournal::new(None, 2);
+        let journal = Journaled::new(None, 2);
         let first = journal.assemble(vec![vec![entry(1, 5), entry(2, 6), entry(4, 8)], vec![]]);
         assert_eq!(generations(&first), [1, 2], "3 is missing: 4 waits");
         lock(&journal.overflow).push((0, vec![entry(3, 7)]));
@@ -446,7 +479,7 @@ mod tests {
 
     #[test]
     fn shards_are_merged_by_time_each_in_its_own_order() {
-        let journal = LanesJournal::new(None, 2);
+        let journal = Journaled::new(None, 2);
         // Shard 0's second entry read the clock earlier than its first: it stays second.
         let merged = journal.assemble(vec![
             vec![entry(1, 10), entry(2, 3)],

@@ -23,5 +23,18 @@ mod history;
 pub(crate) mod lanes_log;
 
 pub use entry::{Actor, Answer, Call, Clock, Entry, LeaseKey};
+#[cfg(feature = "journal")]
+pub use lanes_log::Journaled;
+pub use lanes_log::Unjournaled;
+
+/// How a `ProjectLanes` keeps its journal: [`Unjournaled`] (the default: no journal, and no cost
+/// at all, since every journal call compiles away) or `Journaled` (feature `journal`, made by
+/// `ProjectLanes::with_journal`). Sealed: no other kind exists.
+pub trait Journaling: lanes_log::Hook {}
+
+impl Journaling for Unjournaled {}
+
+#[cfg(feature = "journal")]
+impl Journaling for Journaled {}
 pub use export::{Export, ExportError};
 pub use history::{Journal, State};
