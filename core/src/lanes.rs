@@ -124,14 +124,31 @@ impl Lease {
         &self.project
     }
 
-    /// A journal entry for an operation on this lease.
+    /// A journal entry for an operation on this lease, whose project is in slot `slot`.
     fn entry(
         &self,
         at: Option<crate::record::Timestamp>,
         call: LaneCall,
+        slot: u32,
         answer: Result<bool, LaneError>,
+        run: Option<Label>,
     ) -> LaneEntry {
-        LaneEntry::new(at, call, &self.project, &self.run, self.generation, answer)
+        LaneEntry::new(at, call, slot, self.generation, answer, run)
+    }
+
+    /// A journal entry for an operation refused because this lease is not current. Its
+    /// project's slot exists (the lease's claim made it), and the entry carries its run.
+    fn refused(
+        &self,
+        at: Option<crate::record::Timestamp>,
+        call: LaneCall,
+        table: &HashTable<Slot>,
+    ) -> LaneEntry {
+        let slot = table
+            .find(self.hash, |s| s.project == *self.project)
+            .map_or(u32::MAX, |s| s.id);
+        let answer = Err(LaneError::LeaseNotCurrent);
+        self.entry(at, call, slot, answer, Some(self.run.clone()))
     }
 
     pub(crate) fn run_label(&self) -> &Label {
@@ -150,6 +167,8 @@ impl fmt::Debug for Lease {
 
 /// One project's lane, kept after its first claim so its generation survives releases.
 struct Slot {
+    /// Its number in the shard, in order of first claim (the journal names projects by it).
+    id: u32,
     project: Label,
     /// The number of claims so far: the current (or last) lease's fencing generation.
     generation: u64,
@@ -183,6 +202,8 @@ struct ShardLanes {
     table: HashTable<Slot>,
     /// Tokens are unique per shard; a project always maps to the same shard.
     next_token: u64,
+    /// The number the next new project's slot gets.
+    next_slot: u32,
     /// This shard's part of the journal (empty, and never touched, without one).
     log: ShardLog,
 }
@@ -198,6 +219,7 @@ impl ProjectLanes {
                     lanes: Mutex::new(ShardLanes {
                         table: HashTable::new(),
                         next_token: 0,
+                        next_slot: 0,
                         log: ShardLog::default(),
                     }),
                 })
@@ -251,18 +273,37 @@ impl ProjectLanes<Journaled> {
     #[cfg(feature = "journal")]
     pub fn take_journal(&self) -> Vec<crate::journal::Entry> {
         let journal = &self.journal;
-        // Each shard's buffer is swapped for an empty one got ready outside its lock.
+        // Each shard's buffer is swapped for an empty one got ready outside its lock, and its
+        // slots are read at the same moment, into room made outside the lock too.
         let mut taken = Vec::with_capacity(SHARDS);
         let mut fresh = journal.spare_buffer();
         for index in 0..SHARDS {
-            let mut shard = self.lock_shard(index);
-            if shard.log.is_empty() {
-                taken.push(Vec::new());
-                continue;
-            }
-            taken.push(shard.log.swap(fresh));
-            drop(shard);
-            fresh = journal.spare_buffer();
+            let mut room = 0;
+            let (buffer, slots) = loop {
+                let mut slots = Vec::with_capacity(room);
+                let mut shard = self.lock_shard(index);
+                let count = shard.next_slot as usize;
+                if count > room {
+                    drop(shard);
+                    room = count + 8;
+                    continue;
+                }
+                slots.resize_with(count, || None);
+                for slot in shard.table.iter() {
+                    let held = slot.held.as_ref().map(|h| (slot.generation, h.run.clone()));
+                    if let Some(place) = slots.get_mut(slot.id as usize) {
+                        *place = Some((slot.project.clone(), held));
+                    }
+                }
+                if shard.log.is_empty() {
+                    break (Vec::new(), slots);
+                }
+                let buffer = shard.log.swap(std::mem::take(&mut fresh));
+                drop(shard);
+                fresh = journal.spare_buffer();
+                break (buffer, slots);
+            };
+            taken.push((buffer, crate::journal::lanes_log::Slots(slots)));
         }
         journal.recycle(fresh);
         journal.assemble(taken)
@@ -303,12 +344,9 @@ impl<J: Journaling> ProjectLanes<J> {
         };
         let hash = self.hasher.hash_one(project);
         let at = self.journal.now();
-        let (p, r) = (&project_label, &run_label);
-        let entry = |generation, answer| {
-            move |at| LaneEntry::new(at, LaneCall::Claim, p, r, generation, answer)
-        };
         let (token, generation, pending) = {
-            let mut shard = self.lock(hash);
+            let mut guard = self.lock(hash);
+            let shard = &mut *guard;
             shard.next_token += 1;
             let token = shard.next_token;
             let held = Held {
@@ -316,21 +354,27 @@ impl<J: Journaling> ProjectLanes<J> {
                 token,
                 stop_requested: false,
             };
-            let generation = match shard.table.find_mut(hash, |s| s.project == project) {
+            let (slot, generation) = match shard.table.find_mut(hash, |s| s.project == project) {
                 Some(slot) if slot.held.is_some() => {
-                    let busy = Err(LaneError::ProjectBusy);
-                    let pending = self.journal.log(&mut shard.log, at, entry(0, busy));
-                    drop(shard);
+                    let id = slot.id;
+                    let pending = self.journal.log(&mut shard.log, at, |at| {
+                        let busy = Err(LaneError::ProjectBusy);
+                        LaneEntry::new(at, LaneCall::Claim, id, 0, busy, Some(run_label.clone()))
+                    });
+                    drop(guard);
                     self.after_log(hash, pending);
                     return Err(LaneError::ProjectBusy);
                 }
                 Some(slot) => {
                     slot.generation += 1;
                     slot.held = Some(held);
-                    slot.generation
+                    (slot.id, slot.generation)
                 }
                 None => {
+                    let id = shard.next_slot;
+                    shard.next_slot += 1;
                     let slot = Slot {
+                        id,
                         project: project_label.clone(),
                         generation: 1,
                         held: Some(held),
@@ -339,12 +383,12 @@ impl<J: Journaling> ProjectLanes<J> {
                     shard
                         .table
                         .insert_unique(hash, slot, |s| hasher.hash_one(s.project.as_str()));
-                    1
+                    (id, 1)
                 }
             };
-            let pending = self
-                .journal
-                .log(&mut shard.log, at, entry(generation, Ok(false)));
+            let pending = self.journal.log(&mut shard.log, at, |at| {
+                LaneEntry::new(at, LaneCall::Claim, slot, generation, Ok(false), None)
+            });
             (token, generation, pending)
         };
         self.after_log(hash, pending);
@@ -377,23 +421,22 @@ impl<J: Journaling> ProjectLanes<J> {
         self.check_manager(lease)?;
         let at = self.journal.now();
         let pending = {
-            let mut shard = self.lock(lease.hash);
+            let mut guard = self.lock(lease.hash);
+            let shard = &mut *guard;
             let stopped = shard
                 .table
                 .find_mut(lease.hash, |s| holds(s, lease.token))
-                .and_then(|s| s.held.as_mut())
-                .map(|held| held.stop_requested = true)
-                .is_some();
-            let pending = self.journal.log(&mut shard.log, at, |at| {
-                let answer = if stopped {
-                    Ok(true)
-                } else {
-                    Err(LaneError::LeaseNotCurrent)
-                };
-                lease.entry(at, LaneCall::RequestStop, answer)
+                .and_then(|s| Some((s.id, s.held.as_mut()?)))
+                .map(|(id, held)| {
+                    held.stop_requested = true;
+                    id
+                });
+            let pending = self.journal.log(&mut shard.log, at, |at| match stopped {
+                Some(id) => lease.entry(at, LaneCall::RequestStop, id, Ok(true), None),
+                None => lease.refused(at, LaneCall::RequestStop, &shard.table),
             });
-            if !stopped {
-                drop(shard);
+            if stopped.is_none() {
+                drop(guard);
                 self.after_log(lease.hash, pending);
                 return Err(LaneError::LeaseNotCurrent);
             }
@@ -434,21 +477,26 @@ impl<J: Journaling> ProjectLanes<J> {
         self.check_manager(lease)?;
         let at = self.journal.now();
         let (held, pending) = {
-            let mut shard = self.lock(lease.hash);
+            let mut guard = self.lock(lease.hash);
+            let shard = &mut *guard;
             // Taken out of the lock with the lease's `Held`: its run label is dropped after it.
-            let held = shard
+            let mut held = shard
                 .table
                 .find_mut(lease.hash, |s| holds(s, lease.token))
-                .and_then(|s| s.held.take());
-            let pending = self.journal.log(&mut shard.log, at, |at| {
-                let answer = held.as_ref().map(|h| h.stop_requested);
-                let answer = answer.ok_or(LaneError::LeaseNotCurrent);
-                lease.entry(at, LaneCall::Release(outcome), answer)
+                .and_then(|s| Some((s.id, s.held.take()?)));
+            let call = LaneCall::Release(outcome);
+            let pending = self.journal.log(&mut shard.log, at, |at| match &mut held {
+                Some((id, held)) => {
+                    // The journal keeps the run label itself; a stand-in is dropped after the lock.
+                    let run = std::mem::replace(&mut held.run, Label::placeholder());
+                    lease.entry(at, call, *id, Ok(held.stop_requested), Some(run))
+                }
+                None => lease.refused(at, call, &shard.table),
             });
             match held {
-                Some(held) => (held, pending),
+                Some((_, held)) => (held, pending),
                 None => {
-                    drop(shard);
+                    drop(guard);
                     self.after_log(lease.hash, pending);
                     return Err(LaneError::LeaseNotCurrent);
                 }

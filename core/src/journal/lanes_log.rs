@@ -9,6 +9,13 @@
 //! never saved), so any interleaving of the shards that keeps each shard's order gives every
 //! operation the answer it had. A take merges the shards by time, keeping each shard's order.
 //!
+//! An entry is small (one cache line): the project is its slot number in the shard, and a run
+//! label is copied only for a refusal; a release moves its lease's run out of the lane it held
+//! (the lane gets a stand-in), and a take finds the run of a claim or a stop request in that
+//! release, or in the lane the lease still holds, read with the buffer under the same lock. An
+//! entry whose run is not known yet (its release is on its way into a buffer) waits, like one
+//! after a gap.
+//!
 //! Nothing under a shard's lock allocates or calls out: the entry is written into spare
 //! capacity, and when there is none it is handed back; after the lock is released the full
 //! buffer is swapped for an empty one (recycled from earlier takes, or allocated outside the
@@ -23,6 +30,7 @@
 
 #[cfg(feature = "journal")]
 use std::cmp::Reverse;
+use std::collections::HashMap;
 #[cfg(feature = "journal")]
 use std::collections::{BinaryHeap, VecDeque};
 #[cfg(feature = "journal")]
@@ -52,43 +60,72 @@ pub enum LaneCall {
     Release(Outcome),
 }
 
-/// One lane operation as its shard performed it: labels stored inline, no strings.
+/// One lane operation as its shard performed it, kept small: the project is its slot number in
+/// the shard, and the run label is there only when nothing else tells it (a refusal's, and a
+/// release's, moved out of the lane it held). A take finds the others' run in the release that
+/// carries it, or in the lane the lease still holds ([`Slots`]).
 pub struct LaneEntry {
     seq: u64,
-    at: Option<Timestamp>,
-    call: LaneCall,
-    project: Label,
-    run: Label,
+    /// Milliseconds since 1970, or [`NO_TIME`] (kept in 8 bytes: the entry fits a cache line).
+    at: u64,
     /// The lease's generation (a claim's new one; 0 for a refused claim).
     generation: u64,
+    /// The project's slot in its shard.
+    slot: u32,
+    call: LaneCall,
     /// `Ok(stop_requested)` (the flag a release's receipt carries), or the refusal.
     answer: Result<bool, LaneError>,
+    run: Option<Label>,
 }
+
+/// What a take reads from a shard under its lock, together with its buffer: every project's
+/// label by slot, and the lease holding each lane, if any.
+pub struct Slots(pub Vec<Option<SlotView>>);
+
+/// A project's label, and the generation and run of the lease holding its lane, if any.
+pub type SlotView = (Label, Option<(u64, Label)>);
 
 impl LaneEntry {
     pub(crate) fn new(
         at: Option<Timestamp>,
         call: LaneCall,
-        project: &Label,
-        run: &Label,
+        slot: u32,
         generation: u64,
         answer: Result<bool, LaneError>,
+        run: Option<Label>,
     ) -> LaneEntry {
         LaneEntry {
             seq: 0,
-            at,
-            call,
-            project: project.clone(),
-            run: run.clone(),
+            at: at.map_or(NO_TIME, Timestamp::millis),
             generation,
+            slot,
+            call,
             answer,
+            run,
         }
     }
 
-    fn into_entry(self) -> Entry {
+    /// The run of a lease this entry names without carrying it, from a release of this take
+    /// that carries it, or from the lane that lease still holds.
+    fn run(&self, carried: &HashMap<(u32, u64), Label>, slots: &Slots) -> Option<Label> {
+        if let Some(run) = &self.run {
+            return Some(run.clone());
+        }
+        if let Some(run) = carried.get(&(self.slot, self.generation)) {
+            return Some(run.clone());
+        }
+        match slots.0.get(self.slot as usize)? {
+            Some((_, Some((generation, run)))) if *generation == self.generation => {
+                Some(run.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn into_entry(self, project: Label, run: Label) -> Entry {
         let lease = LeaseKey {
-            project: self.project,
-            run: self.run,
+            project,
+            run,
             generation: self.generation,
         };
         let refused = |e: LaneError| Answer::Refused(DispatchError::Lane(e));
@@ -129,13 +166,20 @@ impl LaneEntry {
             }
         };
         Entry {
-            at: self.at,
+            at: Timestamp::from_millis(self.at).ok(),
             actor: None,
             call,
             answer,
         }
     }
 }
+
+// An entry is one cache line at most: the hot path writes one per operation.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<LaneEntry>() <= 64);
+
+/// An entry's time when the journal has no clock (no timestamp reaches it: they end in 9999).
+const NO_TIME: u64 = u64::MAX;
 
 /// A shard's part of the journal, kept inside the shard (under its lock). Empty (zero-sized)
 /// without the feature `journal`.
@@ -292,29 +336,50 @@ impl Journaled {
         }
     }
 
-    /// Puts every shard's entries (`taken[i]`: what shard `i`'s buffer held) and what
-    /// overflowed into one order that replays; see the [module](self).
-    pub(crate) fn assemble(&self, mut taken: Vec<Vec<LaneEntry>>) -> Vec<Entry> {
+    /// Puts every shard's entries (`taken[i]`: what shard `i`'s buffer held, and its slots) and
+    /// what overflowed into one order that replays; see the [module](self).
+    pub(crate) fn assemble(&self, mut taken: Vec<(Vec<LaneEntry>, Slots)>) -> Vec<Entry> {
         for (shard, mut entries) in std::mem::take(&mut *lock(&self.overflow)) {
-            taken[shard].append(&mut entries);
+            taken[shard].0.append(&mut entries);
             self.recycle(entries);
         }
         let unplaced = std::mem::take(&mut *lock(&self.unplaced));
         let mut pending = lock(&self.pending);
         let Pending { next, held } = &mut *pending;
         let mut sources: Vec<VecDeque<Entry>> = Vec::with_capacity(taken.len() + 1);
-        for (shard, mut entries) in taken.into_iter().enumerate() {
+        for (shard, (mut entries, slots)) in taken.into_iter().enumerate() {
             entries.append(&mut held[shard]);
             entries.sort_unstable_by_key(|e| e.seq);
-            // Hand out the run of numbers without a gap; keep the rest for the next take.
-            let run = entries
+            let carried: HashMap<(u32, u64), Label> = entries
                 .iter()
-                .zip(next[shard]..)
-                .take_while(|(e, expected)| e.seq == *expected)
-                .count();
-            held[shard] = entries.split_off(run);
-            next[shard] += run as u64;
-            sources.push(entries.drain(..).map(LaneEntry::into_entry).collect());
+                .filter(|e| matches!((e.call, e.answer), (LaneCall::Release(_), Ok(_))))
+                .filter_map(|e| Some(((e.slot, e.generation), e.run.clone()?)))
+                .collect();
+            // Hand out the run of numbers without a gap whose labels are known; keep the rest
+            // (an entry still on its way into a buffer, or a claim whose release is) for the
+            // next take.
+            let mut ready = VecDeque::with_capacity(entries.len());
+            let mut count = 0;
+            for (entry, expected) in entries.iter().zip(next[shard]..) {
+                let project = slots.0.get(entry.slot as usize).and_then(|s| s.as_ref());
+                let run = entry.run(&carried, &slots);
+                match (entry.seq == expected, project, run) {
+                    (true, Some((project, _)), Some(run)) => {
+                        ready.push_back((project.clone(), run))
+                    }
+                    _ => break,
+                }
+                count += 1;
+            }
+            held[shard] = entries.split_off(count);
+            next[shard] += count as u64;
+            sources.push(
+                entries
+                    .drain(..)
+                    .zip(ready)
+                    .map(|(entry, (project, run))| entry.into_entry(project, run))
+                    .collect(),
+            );
             self.recycle(entries);
         }
         drop(pending);
@@ -443,25 +508,42 @@ impl Hook for Journaled {
 mod tests {
     use super::*;
 
+    fn label(text: &str) -> Label {
+        Label::new(text).unwrap()
+    }
+
+    /// A claim, numbered `seq` in its shard, with generation `seq`, carrying its run.
     fn entry(seq: u64, at: u64) -> LaneEntry {
-        let label = Label::new("p").unwrap();
         let mut e = LaneEntry::new(
             Some(Timestamp::from_millis(at).unwrap()),
             LaneCall::Claim,
-            &label,
-            &label,
+            0,
             seq,
             Ok(false),
+            Some(label("r")),
         );
         e.seq = seq;
         e
     }
 
+    /// One project, `p`, in slot 0; held by `held` if any.
+    fn slots(held: Option<(u64, &str)>) -> Slots {
+        Slots(vec![Some((
+            label("p"),
+            held.map(|(g, run)| (g, label(run))),
+        ))])
+    }
+
+    fn shards(first: Vec<LaneEntry>, second: Vec<LaneEntry>) -> Vec<(Vec<LaneEntry>, Slots)> {
+        vec![(first, slots(None)), (second, slots(None))]
+    }
+
     fn generations(entries: &[Entry]) -> Vec<u64> {
         entries
             .iter()
-            .map(|e| match &e.answer {
-                Answer::Claimed(key) => key.generation,
+            .map(|e| match (&e.call, &e.answer) {
+                (_, Answer::Claimed(key)) => key.generation,
+                (Call::Release { lease, .. }, _) => lease.generation,
                 other => panic!("{other:?}"),
             })
             .collect()
@@ -470,21 +552,58 @@ mod tests {
     #[test]
     fn a_take_stops_at_a_missing_number_and_the_next_take_goes_on_from_it() {
         let journal = Journaled::new(None, 2);
-        let first = journal.assemble(vec![vec![entry(1, 5), entry(2, 6), entry(4, 8)], vec![]]);
+        let first = journal.assemble(shards(vec![entry(1, 5), entry(2, 6), entry(4, 8)], vec![]));
         assert_eq!(generations(&first), [1, 2], "3 is missing: 4 waits");
         lock(&journal.overflow).push((0, vec![entry(3, 7)]));
-        let second = journal.assemble(vec![vec![entry(5, 9)], vec![]]);
+        let second = journal.assemble(shards(vec![entry(5, 9)], vec![]));
         assert_eq!(generations(&second), [3, 4, 5]);
+    }
+
+    #[test]
+    fn a_claims_run_comes_from_its_release_or_from_the_lane_it_still_holds() {
+        let journal = Journaled::new(None, 1);
+        let claim = |seq, generation| {
+            let mut e = LaneEntry::new(None, LaneCall::Claim, 0, generation, Ok(false), None);
+            e.seq = seq;
+            e
+        };
+        let release = |seq, generation, run: &str| {
+            let outcome = LaneCall::Release(Outcome::Succeeded);
+            let mut e = LaneEntry::new(None, outcome, 0, generation, Ok(false), Some(label(run)));
+            e.seq = seq;
+            e
+        };
+        // Generation 1 was released (its release carries its run); generation 2 still holds.
+        let taken = vec![(
+            vec![claim(1, 1), release(2, 1, "first"), claim(3, 2)],
+            slots(Some((2, "second"))),
+        )];
+        let entries = journal.assemble(taken);
+        let runs: Vec<&str> = entries
+            .iter()
+            .map(|e| match &e.call {
+                Call::Claim { run, .. } => run.as_str(),
+                Call::Release { lease, .. } => lease.run.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(runs, ["first", "first", "second"]);
+        // A claim whose release is still on its way waits for it, and what comes after it too.
+        let taken = vec![(vec![claim(4, 3)], slots(None))];
+        assert!(journal.assemble(taken).is_empty());
+        lock(&journal.overflow).push((0, vec![release(5, 3, "third")]));
+        let entries = journal.assemble(vec![(vec![], slots(None))]);
+        assert_eq!(generations(&entries), [3, 3]);
     }
 
     #[test]
     fn shards_are_merged_by_time_each_in_its_own_order() {
         let journal = Journaled::new(None, 2);
         // Shard 0's second entry read the clock earlier than its first: it stays second.
-        let merged = journal.assemble(vec![
+        let merged = journal.assemble(shards(
             vec![entry(1, 10), entry(2, 3)],
             vec![entry(1, 5), entry(2, 20)],
-        ]);
+        ));
         let times: Vec<u64> = merged.iter().map(|e| e.at.unwrap().millis()).collect();
         assert_eq!(times, [5, 10, 3, 20]);
     }
