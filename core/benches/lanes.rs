@@ -2,6 +2,14 @@
 //! `Mutex<HashMap<String, _>>` floor, with and without a journal (and with a system clock for its
 //! times), what a take of the journal costs, and how two threads fare on distinct projects
 //! versus one.
+//!
+//! Measured on the 2-core development machine shared with other jobs (load average 1.5 to 5;
+//! the lowest of four alternating runs, in ns per claim+release pair): without a journal 76
+//! (before the journal existed, with `claim` and `release` inlined only as the compiler chose:
+//! 116); with a journal 115 (taken every 16,384 pairs, untimed), with a coarse clock 144, reading
+//! the system clock twice 324; the `Mutex<HashMap>` floor 109 to 120. A take costs about 280 ns
+//! per entry (`journal/take_2048_entries`). Under cachegrind, which the load does not disturb, a
+//! pair is 434 instructions without a journal (as before it) and 558 to 564 with one.
 
 use std::collections::HashMap;
 use std::hint::black_box;
