@@ -1,5 +1,15 @@
 //! `cargo bench -p project-lanes`: the cost of lane operations against a bare
-//! `Mutex<HashMap<String, _>>` floor, and how two threads fare on distinct projects versus one.
+//! `Mutex<HashMap<String, _>>` floor, with and without a journal (and with a system clock for its
+//! times), what a take of the journal costs, and how two threads fare on distinct projects
+//! versus one.
+//!
+//! Measured on the 2-core development machine shared with other jobs (load average 1.5 to 5;
+//! the lowest of four alternating runs, in ns per claim+release pair): without a journal 76
+//! (before the journal existed, with `claim` and `release` inlined only as the compiler chose:
+//! 116); with a journal 115 (taken every 16,384 pairs, untimed), with a coarse clock 144, reading
+//! the system clock twice 324; the `Mutex<HashMap>` floor 109 to 120. A take costs about 280 ns
+//! per entry (`journal/take_2048_entries`). Under cachegrind, which the load does not disturb, a
+//! pair is 434 instructions without a journal (as before it) and 558 to 564 with one.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -8,7 +18,63 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use project_lanes::journal::{Clock, Journaled};
+use project_lanes::record::Timestamp;
 use project_lanes::{Outcome, ProjectLanes};
+
+/// Pairs between two takes of the journal (the takes are not timed): a take every few milliseconds.
+const BATCH: u64 = 16_384;
+
+/// The system clock, in milliseconds.
+fn system_clock() -> Arc<dyn Clock> {
+    Arc::new(|| {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Timestamp::from_millis(since_epoch.as_millis() as u64).unwrap()
+    })
+}
+
+/// A coarse clock: a thread stores the system time every millisecond, a reading is one atomic
+/// load. The thread runs for the rest of the benchmark process.
+fn coarse_clock() -> Arc<dyn Clock> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64
+    };
+    let millis = Arc::new(AtomicU64::new(now()));
+    let ticking = millis.clone();
+    thread::spawn(move || {
+        loop {
+            ticking.store(now(), Ordering::Relaxed);
+            thread::sleep(Duration::from_millis(1));
+        }
+    });
+    Arc::new(move || Timestamp::from_millis(millis.load(Ordering::Relaxed)).unwrap())
+}
+
+/// Times `iters` claim+release pairs on `lanes`, taking the journal (untimed) every [`BATCH`]
+/// pairs so that it does not grow without end.
+fn timed_pairs(lanes: &ProjectLanes<Journaled>, projects: &[String], iters: u64) -> Duration {
+    let mut elapsed = Duration::ZERO;
+    let mut done = 0;
+    while done < iters {
+        let batch = BATCH.min(iters - done);
+        let start = Instant::now();
+        for i in done..done + batch {
+            let project = &projects[i as usize % projects.len()];
+            let lease = lanes.claim(project, "run-1").unwrap();
+            black_box(lanes.release(&lease, Outcome::Succeeded).unwrap());
+        }
+        elapsed += start.elapsed();
+        black_box(lanes.take_journal());
+        done += batch;
+    }
+    elapsed
+}
 
 /// Projects the uncontended benchmarks cycle through, so the tables hold realistic labels.
 fn labels(prefix: &str, n: usize) -> Vec<String> {
@@ -29,6 +95,18 @@ fn pair(c: &mut Criterion) {
             black_box(lanes.release(&lease, Outcome::Succeeded).unwrap());
         })
     });
+    group.bench_function("claim_release_journal", |b| {
+        let lanes = ProjectLanes::new().with_journal(None);
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
+    group.bench_function("claim_release_journal_system_clock", |b| {
+        let lanes = ProjectLanes::new().with_journal(Some(system_clock()));
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
+    group.bench_function("claim_release_journal_coarse_clock", |b| {
+        let lanes = ProjectLanes::new().with_journal(Some(coarse_clock()));
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
     group.bench_function("floor_mutex_hashmap_insert_remove", |b| {
         let map: Mutex<HashMap<String, u64>> = Mutex::new(HashMap::new());
         let mut i = 0usize;
@@ -40,6 +118,29 @@ fn pair(c: &mut Criterion) {
         })
     });
 
+    group.finish();
+}
+
+/// Taking the journal of 1,024 claim+release pairs (2,048 entries), per take.
+fn take(c: &mut Criterion) {
+    let projects = labels("project", 64);
+    let mut group = c.benchmark_group("journal");
+    group.bench_function("take_2048_entries", |b| {
+        let lanes = ProjectLanes::new().with_journal(None);
+        b.iter_custom(|iters| {
+            let mut elapsed = Duration::ZERO;
+            for _ in 0..iters {
+                for i in 0..1024 {
+                    let lease = lanes.claim(&projects[i % projects.len()], "run-1").unwrap();
+                    lanes.release(&lease, Outcome::Succeeded).unwrap();
+                }
+                let start = Instant::now();
+                black_box(lanes.take_journal());
+                elapsed += start.elapsed();
+            }
+            elapsed
+        })
+    });
     group.finish();
 }
 
@@ -125,5 +226,5 @@ fn contention(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pair, view, contention);
+criterion_group!(benches, pair, take, view, contention);
 criterion_main!(benches);

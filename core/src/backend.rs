@@ -24,6 +24,7 @@ use std::fmt;
 use crate::dispatch::{
     DispatchError, Dispatcher, FinalState, Job, ReservationId, ReservationView, Settled,
 };
+use crate::journal::Journaling;
 use crate::{LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
 
 /// An error of a backend: a refusal with a stable code, or a failure of the backend itself.
@@ -91,7 +92,7 @@ pub trait Lanes {
     fn view(&self, project: &str) -> Result<LaneView, Self::Error>;
 }
 
-impl Lanes for ProjectLanes {
+impl<J: Journaling> Lanes for ProjectLanes<J> {
     type Lease = Lease;
     type Error = LaneError;
 

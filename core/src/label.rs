@@ -74,10 +74,24 @@ pub struct Label(Repr);
 /// Labels up to this many bytes are stored inline; longer ones share one heap allocation.
 const INLINE: usize = 30;
 
-#[derive(Clone)]
 enum Repr {
     Inline { len: u8, bytes: [u8; INLINE] },
     Shared(Arc<str>),
+}
+
+impl Clone for Repr {
+    /// An inline label is copied whole (one 31-byte copy, not field by field); a shared one
+    /// shares its allocation.
+    #[inline]
+    fn clone(&self) -> Repr {
+        match self {
+            Repr::Inline { len, bytes } => Repr::Inline {
+                len: *len,
+                bytes: *bytes,
+            },
+            Repr::Shared(text) => Repr::Shared(Arc::clone(text)),
+        }
+    }
 }
 
 impl Label {
@@ -97,6 +111,16 @@ impl Label {
         } else {
             Repr::Shared(label.into())
         }))
+    }
+
+    /// An empty stand-in, never handed out: it fills the place of a label moved elsewhere (the
+    /// journal moves a released lease's run label out of its lane, under the lock, instead of
+    /// copying it) until that place is dropped.
+    pub(crate) fn placeholder() -> Label {
+        Label(Repr::Inline {
+            len: 0,
+            bytes: [0; INLINE],
+        })
     }
 
     /// The label as a string slice.

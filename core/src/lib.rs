@@ -27,15 +27,18 @@
 //!
 //! - [`dispatch`]: a sans-IO dispatcher that lets several named queues share the lanes, keeps
 //!   per-project order within each queue, and holds a project until its final state is saved;
-//! - [`runner`]: worker threads that drive the dispatcher with your work and save functions;
 //! - [`backend`]: the contract as traits ([`backend::Lanes`], [`backend::Queues`]), so one test
 //!   suite runs against this crate and against `project-lanes-pg`, the PostgreSQL backend;
-//! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`].
+//! - [`record`]: the versioned record format of saved examples, its checks, and [`record::replay`];
+//! - [`journal`]: what a running system did (feature `journal` keeps one on the lanes and the
+//!   dispatcher), exported as records that replay.
 //!
 //! ## What this crate is not
 //!
 //! - **Not an executor.** The lanes hold metadata; they run nothing, and a receipt does not certify
-//!   that work succeeded. The runner calls your functions; it adds no work of its own.
+//!   that work succeeded. Worker threads that call your functions are another crate's
+//!   (`project-lanes-runner`): this one has no threads, no clocks and no I/O, so it runs step by
+//!   step in tests and compiles to WebAssembly.
 //! - **Not a queue by itself.** A busy project is refused by the lanes, not queued; queues are the
 //!   dispatcher's, and nothing is ever replayed automatically.
 //! - **Not durable or cross-process.** Occupancy lives in memory and ends with the process.
@@ -49,11 +52,11 @@
 pub mod backend;
 pub mod dispatch;
 mod error;
+pub mod journal;
 mod label;
 mod lanes;
 mod outcome;
 pub mod record;
-pub mod runner;
 mod view;
 
 pub use error::LaneError;

@@ -1,4 +1,4 @@
-//! The lane contract, case by case (seed 001's twenty-one cases and the points the issue adds).
+//! The lane contract, case by case.
 //!
 //! The cases about lanes themselves live in `suite/lanes.rs`, shared with the PostgreSQL backend
 //! (`pg/tests/contract.rs`); this file runs them on `ProjectLanes` and adds what only concerns

@@ -4,83 +4,139 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
     INDEX_FILE, ReplayReport, compare, describe_mismatch, generate, index_dir, records_dir,
     replay_file, run_scenarios, write_files,
 };
 
-const USAGE: &str = "\
-lane-records: records of project lanes, made by running scenarios on the real core
-
-usage:
-  lane-records run FILE... [--out DIR]
-        run scenario files (TOML) and write each record as DIR/<id>.json
-        (default: next to its scenario file)
-  lane-records index DIR [--order ID,ID,...]
-        write DIR/index.json for the records in DIR, with their titles and SHA-256;
-        in the order given (every record once), else by file name
-  lane-records replay FILE...
-        replay record files on the core; report the first mismatching step of each
-  lane-records                 regenerate the bundled records (records/scenarios/*.toml)
-                               into records/*.json and records/index.json
-  lane-records --out DIR       the same, into DIR
-  lane-records --check         regenerate in memory; fail with a diff if a committed file differs
-
-Nothing is written unless every file is good; errors name the file, line and column.
+/// Records of project lanes, made by running scenarios on the real core.
+///
+/// Without a command: regenerate the bundled records (records/scenarios/*.toml) into
+/// records/*.json and records/index.json.
+#[derive(Parser)]
+#[command(
+    name = "lane-records",
+    version,
+    override_usage = "lane-records run FILE... [--out DIR]
+       lane-records index DIR [--order ID,ID,...]
+       lane-records replay FILE...
+       lane-records [--out DIR]
+       lane-records --check",
+    after_help = "Nothing is written unless every file is good; errors name the file, line and column.
+Exit status: 0 done, 1 bad input (a scenario, a record, a file), 2 a mistake in the command line.
 
 examples:
   lane-records run my-scenarios/deploy-waits.toml --out my-docs/records
   lane-records run my-scenarios/*.toml --out my-docs/records
   lane-records index my-docs/records --order deploy-waits,busy-docs
   lane-records replay my-docs/records/deploy-waits.json
+  lane-records --check
 
-The scenario format is described in records/README.md (and records/scenario.schema.json).
-";
+The scenario format is described in records/README.md (and records/scenario.schema.json).",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    /// Write the bundled records into DIR instead of records/
+    #[arg(long, value_name = "DIR", conflicts_with = "check")]
+    out: Option<PathBuf>,
+    /// Regenerate the bundled records in memory; fail with a diff if a committed file differs
+    #[arg(long)]
+    check: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run scenario files (TOML) and write each record as DIR/<id>.json
+    #[command(
+        override_usage = "lane-records run FILE... [--out DIR]",
+        after_help = "Each record is written next to its scenario file unless --out names a folder. Every file \
+is checked before any is written.
+
+examples:
+  lane-records run my-scenarios/deploy-waits.toml --out my-docs/records
+  lane-records run my-scenarios/*.toml --out my-docs/records"
+    )]
+    Run {
+        /// Scenario files
+        #[arg(value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Write the records into DIR (default: next to each scenario file)
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Write DIR/index.json for the records in DIR, with their titles and SHA-256
+    #[command(
+        override_usage = "lane-records index DIR [--order ID,ID,...]",
+        after_help = "Every record in DIR is read, checked and replayed on the core first; JSON Schemas are \
+skipped. Without --order, records are listed by file name.
+
+examples:
+  lane-records index my-docs/records
+  lane-records index my-docs/records --order deploy-waits,busy-docs"
+    )]
+    Index {
+        /// The folder of records
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The records' ids in display order, each record of DIR once
+        #[arg(long, value_name = "ID,ID,...")]
+        order: Option<String>,
+    },
+    /// Replay record files on the core; report the first mismatching step of each
+    #[command(
+        override_usage = "lane-records replay FILE...",
+        after_help = "Version 1 and version 2 records are read; times and callers are never compared. Exit \
+status 1 if any file is unreadable or does not replay.
+
+examples:
+  lane-records replay my-docs/records/deploy-waits.json
+  lane-records replay records/*.json"
+    )]
+    Replay {
+        /// Record files (JSON)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match args.as_slice() {
-        [] => write_bundled(&records_dir()),
-        ["--out", dir] => write_bundled(Path::new(dir)),
-        ["--check"] => check(&records_dir()),
-        ["run", rest @ ..] => run(rest),
-        ["index", rest @ ..] => index(rest),
-        ["replay", files @ ..] if !files.is_empty() => replay(files),
-        ["--help" | "-h" | "help"] => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        _ => usage_error(&format!("unexpected arguments {args:?}")),
-    }
-}
-
-fn usage_error(message: &str) -> ExitCode {
-    eprint!("lane-records: {message}\n\n{USAGE}");
-    ExitCode::from(2)
-}
-
-fn run(args: &[&str]) -> ExitCode {
-    let mut files = Vec::new();
-    let mut out = None;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match *arg {
-            "--out" => match rest.next() {
-                Some(dir) if out.is_none() => out = Some(PathBuf::from(dir)),
-                Some(_) => return usage_error("run: --out is given twice"),
-                None => return usage_error("run: --out needs a folder"),
-            },
-            flag if flag.starts_with("--") => {
-                return usage_error(&format!("run: unknown option {flag}"));
+    let cli = Cli::parse();
+    match cli.command {
+        None if cli.check => check(&records_dir()),
+        None => write_bundled(cli.out.as_deref().unwrap_or(&records_dir())),
+        Some(Command::Run { files, out }) => {
+            if files.is_empty() {
+                usage_error(&["run"], "run: name at least one scenario file");
             }
-            file => files.push(PathBuf::from(file)),
+            run(&files, out)
         }
+        Some(Command::Index { dir, order }) => index(&dir, order.as_deref()),
+        Some(Command::Replay { files }) => replay(&files),
     }
-    if files.is_empty() {
-        return usage_error("run: name at least one scenario file");
-    }
-    let made = match run_scenarios(&files) {
+}
+
+/// Exits with status 2 and clap's usage error for `subcommand` (empty: the tool itself).
+fn usage_error(subcommand: &[&str], message: &str) -> ! {
+    let mut command = Cli::command();
+    let command = match subcommand {
+        [name] => command
+            .find_subcommand_mut(name)
+            .map(|c| c.clone().bin_name(format!("lane-records {name}")))
+            .unwrap_or(command),
+        _ => command,
+    };
+    let mut command = command;
+    command
+        .error(ErrorKind::MissingRequiredArgument, message)
+        .exit()
+}
+
+fn run(files: &[PathBuf], out: Option<PathBuf>) -> ExitCode {
+    let made = match run_scenarios(files) {
         Ok(made) => made,
         Err(problems) => {
             eprintln!("{problems}");
@@ -118,19 +174,13 @@ fn run(args: &[&str]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn index(args: &[&str]) -> ExitCode {
-    let (dir, order) = match args {
-        [dir] => (*dir, None),
-        [dir, "--order", list] | ["--order", list, dir] => (*dir, Some(*list)),
-        _ => return usage_error("index: expected DIR [--order ID,ID,...]"),
-    };
+fn index(dir: &Path, order: Option<&str>) -> ExitCode {
     let order: Option<Vec<String>> = order.map(|list| {
         list.split(',')
             .map(|id| id.trim().to_string())
             .filter(|id| !id.is_empty())
             .collect()
     });
-    let dir = Path::new(dir);
     let (index, skipped) = match index_dir(dir, order.as_deref()) {
         Ok(indexed) => indexed,
         Err(problems) => {
@@ -203,11 +253,11 @@ fn check(dir: &Path) -> ExitCode {
     ))
 }
 
-fn replay(files: &[&str]) -> ExitCode {
+fn replay(files: &[PathBuf]) -> ExitCode {
     let mut failed = 0;
-    for file in files {
-        let path = PathBuf::from(file);
-        match replay_file(&path) {
+    for path in files {
+        let file = path.display();
+        match replay_file(path) {
             ReplayReport::Matched(steps) => {
                 println!("{file}: ok, all {steps} steps matched the core");
             }

@@ -12,19 +12,10 @@ use project_lanes::dispatch::ReservationState;
 use project_lanes::record::{Index, Record, ReplayMismatch, StepResult, replay};
 use serde_json::Value;
 
+mod bundled;
+
 /// A change made to a good record to make it bad.
 type Edit = fn(&mut Value);
-
-const IDS: [&str; 8] = [
-    "independent-claims",
-    "busy-project",
-    "stop-keeps-occupancy",
-    "explicit-outcome",
-    "stale-release",
-    "persistence-gate",
-    "same-queue-retention",
-    "unresolved-blocks",
-];
 
 fn committed(name: &str) -> Vec<u8> {
     std::fs::read(records_dir().join(name)).unwrap()
@@ -47,7 +38,7 @@ fn the_records_come_in_order_and_the_index_hashes_every_file() {
     let index: Index = serde_json::from_slice(&committed(INDEX_FILE)).unwrap();
     index.check().unwrap();
     let ids: Vec<&str> = index.records.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, IDS);
+    assert_eq!(ids, bundled::ids());
     for entry in &index.records {
         assert_eq!(
             entry.sha256,
@@ -61,7 +52,8 @@ fn the_records_come_in_order_and_the_index_hashes_every_file() {
 
 #[test]
 fn every_record_replays_on_the_core_and_follows_the_format() {
-    for id in IDS {
+    for id in bundled::ids() {
+        let id = id.as_str();
         let record = record(id);
         assert_eq!(record.id, id);
         replay(&record).unwrap_or_else(|m| panic!("{id}: {m}"));
@@ -215,7 +207,7 @@ fn every_record_and_the_index_validate_against_the_schema() {
         index_schema.as_object_mut().unwrap().remove(key);
     }
     let index = validator(&index_schema);
-    for id in IDS {
+    for id in bundled::ids() {
         let doc: Value = serde_json::from_slice(&committed(&format!("{id}.json"))).unwrap();
         let errors: Vec<String> = records.iter_errors(&doc).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{id}: {errors:#?}");
@@ -231,7 +223,7 @@ fn the_schema_rejects_what_the_reader_rejects() {
     let records = validator(&schema);
     let good: Value = serde_json::from_slice(&committed("busy-project.json")).unwrap();
     let edits: [(&str, Edit); 7] = [
-        ("unknown version", |d| d["version"] = 2.into()),
+        ("unknown version", |d| d["version"] = 3.into()),
         ("unknown op", |d| d["steps"][0]["op"] = "steal".into()),
         ("missing field", |d| {
             d["steps"][0]["input"]
@@ -275,7 +267,8 @@ fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
 #[test]
 fn the_replay_command_accepts_the_records_and_names_the_first_mismatching_step() {
     let bin = env!("CARGO_BIN_EXE_lane-records");
-    let files: Vec<PathBuf> = IDS
+    let ids = bundled::ids();
+    let files: Vec<PathBuf> = ids
         .iter()
         .map(|id| records_dir().join(format!("{id}.json")))
         .collect();
@@ -292,7 +285,7 @@ fn the_replay_command_accepts_the_records_and_names_the_first_mismatching_step()
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(
         stdout.matches("steps matched the core").count(),
-        IDS.len(),
+        ids.len(),
         "{stdout}"
     );
 

@@ -11,16 +11,7 @@ use project_lanes::record::{Index, StepResult};
 use serde_json::Value;
 use tempfile::TempDir;
 
-const IDS: [&str; 8] = [
-    "independent-claims",
-    "busy-project",
-    "stop-keeps-occupancy",
-    "explicit-outcome",
-    "stale-release",
-    "persistence-gate",
-    "same-queue-retention",
-    "unresolved-blocks",
-];
+mod bundled;
 
 fn lane_records() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lane-records"))
@@ -92,7 +83,8 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
         .iter()
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    let expected: Vec<String> = IDS
+    let ids = bundled::ids();
+    let expected: Vec<String> = ids
         .iter()
         .enumerate()
         .map(|(i, id)| format!("{:02}-{id}.toml", i + 1))
@@ -106,7 +98,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
         .arg(out.path())
         .assert()
         .success();
-    for id in IDS {
+    for id in &ids {
         let name = format!("{id}.json");
         assert_eq!(
             std::fs::read(out.path().join(&name)).unwrap(),
@@ -122,7 +114,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
     let output = lane_records()
         .arg("index")
         .arg(out.path())
-        .args(["--order", &IDS.join(",")])
+        .args(["--order", &ids.join(",")])
         .output()
         .unwrap();
     assert!(output.status.success());
@@ -130,7 +122,7 @@ fn the_bundled_scenarios_are_files_that_generate_the_committed_records() {
     assert!(
         stdout.contains("schema.json (a JSON Schema, not a record)")
             && stdout.contains("scenario.schema.json (a JSON Schema, not a record)")
-            && stdout.contains("(8 records)"),
+            && stdout.contains(&format!("({} records)", ids.len())),
         "{stdout}"
     );
     assert_eq!(
@@ -310,6 +302,44 @@ fn help_describes_every_command_with_examples() {
     let output = lane_records().arg("run").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("name at least one scenario file"));
+}
+
+#[test]
+fn every_command_has_help_with_examples_and_the_tool_a_version() {
+    for command in ["run", "index", "replay"] {
+        let output = lane_records().args([command, "--help"]).output().unwrap();
+        assert!(output.status.success(), "{command}");
+        let help = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            help.contains(&format!("Usage: lane-records {command} ")),
+            "{help}"
+        );
+        assert!(help.contains("examples:"), "{help}");
+    }
+    let output = lane_records().arg("--version").output().unwrap();
+    assert!(output.status.success());
+    let version = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        version.trim(),
+        format!("lane-records {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn a_mistake_in_the_command_line_is_exit_status_2_and_names_it() {
+    for (args, says) in [
+        (&["--frobnicate"][..], "unexpected argument '--frobnicate'"),
+        (&["replay"][..], "required arguments were not provided"),
+        (&["--check", "--out", "x"][..], "cannot be used with"),
+        (&["index"][..], "required arguments were not provided"),
+        (&["teleport"][..], "unrecognized subcommand 'teleport'"),
+    ] {
+        let output = lane_records().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: lane-records"), "{args:?}: {stderr}");
+    }
 }
 
 #[test]

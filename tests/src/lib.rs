@@ -20,8 +20,8 @@ use web_sys::{Document, Element, HtmlElement, KeyboardEvent, KeyboardEventInit, 
 const SITE: Option<&str> = option_env!("LANE_TEST_SITE");
 
 /// Seconds after which a test that is still running logs what its viewers show (xtask stops a
-/// test at 60 s and prints this line with the test's name).
-const SNAPSHOT_AFTER_SECONDS: i32 = 45;
+/// test at 120 s and prints this line with the test's name).
+const SNAPSHOT_AFTER_SECONDS: i32 = 100;
 
 /// The absolute URL of `path` on the test site (absolute URLs are returned as they are).
 pub fn site(path: &str) -> String {

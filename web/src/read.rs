@@ -109,9 +109,9 @@ fn record_error(error: ReadError, bytes: &[u8]) -> LoadError {
             ..
         } => (ViewerError::InvalidRecord, true),
         ReadError::Record(RecordError::UnknownFormat { .. }) => (ViewerError::UnknownFormat, false),
-        ReadError::Record(RecordError::UnsupportedVersion(_)) => {
-            (ViewerError::UnsupportedVersion, false)
-        }
+        ReadError::Record(
+            RecordError::UnsupportedVersion(_) | RecordError::UnsupportedIndexVersion(_),
+        ) => (ViewerError::UnsupportedVersion, false),
         ReadError::Record(RecordError::Invalid { .. }) => (ViewerError::InvalidRecord, true),
     };
     let detail = match &error {

@@ -194,4 +194,38 @@ mod tests {
         );
         assert_eq!(strip_comments("a /** unterminated"), "a \n");
     }
+
+    /// Whether `c` is written without spaces between words (kana, kanji, full-width forms).
+    fn spaceless(c: char) -> bool {
+        matches!(c, '\u{3000}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}')
+    }
+
+    /// Chromium and WebKit render a line break of the HTML source between two Japanese
+    /// characters as a space, Firefox as nothing: the pages never break a line there.
+    #[test]
+    fn the_pages_never_break_a_line_between_japanese_characters() {
+        let www = crate::util::project_root().join("www");
+        for entry in std::fs::read_dir(&www).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "html") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (n, pair) in lines.windows(2).enumerate() {
+                let (end, start) = (
+                    pair[0].trim_end().chars().last(),
+                    pair[1].trim_start().chars().next(),
+                );
+                if let (Some(end), Some(start)) = (end, start) {
+                    assert!(
+                        !(spaceless(end) && spaceless(start)),
+                        "{}:{}: a line break between {end} and {start} shows as a space in Chromium and WebKit",
+                        path.display(),
+                        n + 1
+                    );
+                }
+            }
+        }
+    }
 }

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use lane_records::{sha256_hex, to_json};
-use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, Recorder, Text, VERSION};
+use project_lanes::record::{
+    INDEX_FORMAT, Index, IndexEntry, Record, Recorder, Text, VERSION, VERSIONS,
+};
 use serde_json::Value;
 
 use crate::dist::{copy, copy_records};
@@ -57,7 +59,10 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     add("busy-project", &good, None)?;
     add(
         "future-version",
-        &edit(&good, |d| d["version"] = 2.into())?,
+        // One past the newest version the reader knows.
+        &edit(&good, |d| {
+            d["version"] = (VERSIONS[VERSIONS.len() - 1] + 1).into()
+        })?,
         None,
     )?;
     // Listed with the hash of the original file; one character differs.

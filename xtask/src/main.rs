@@ -2,19 +2,26 @@
 //!
 //! Run `cargo xtask help` for the list of tasks.
 
+mod args;
 mod browser;
 mod dist;
+mod engines;
 mod fixtures;
 mod postgres;
+mod responses;
+mod screenshots;
 mod serve;
 mod size;
+mod smoke;
 mod test_routes;
 mod tools;
 mod util;
 mod wasm_core;
+mod webdriver;
 
 use std::process::ExitCode;
 
+use engines::Engine;
 use util::{Result, cargo, project_root, rustup_target, step};
 
 const USAGE: &str = "\
@@ -25,25 +32,34 @@ tasks:
   test              every check: formatting, clippy, native tests (then the PostgreSQL
                     tests, which plain `cargo test` reports ignored, on a throwaway
                     cluster), records, the site and its wasm size budget (which builds
-                    the core for wasm32), browser tests in headless Chromium
-  browser [--repeat N] [FILTER]
-                    only the browser tests (those whose names contain FILTER), N times in a
-                    row (default 1), with a pass/fail count; each run's output is kept in
-                    target/browser-runs/
+                    the core for wasm32), the browser tests and the built site in
+                    Chromium, Firefox and WebKit
+  browser [--engine E] [--repeat N] [FILTER]
+                    only the browser tests (those whose names contain FILTER) in engine E
+                    (chromium, firefox, webkit or all; default all), N times in a row
+                    (default 1), with a pass/fail count per engine; each run's output is kept
+                    in target/browser-runs/
   browser --interactive FILE [FILTER]
                     the tests of tests/tests/FILE.rs on http://127.0.0.1:8000/ for a browser
                     you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
-  smoke             build the site and check its pages render in headless Chromium
+  smoke [--engine E]
+                    build the site and check its pages render (default: all engines)
+  screenshots [--engine E]
+                    the standalone and embed pages in English and Japanese, light and dark,
+                    as PNG files in target/screenshots/ (default: all engines)
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
-  bench [FILTER]    browser benchmarks in headless Chromium (mount, switch, large records,
-                    replay, timeline), those whose names contain FILTER
+  bench [--engine E] [FILTER]
+                    browser benchmarks (mount, switch, large records, replay, timeline),
+                    those whose names contain FILTER, in engine E (default chromium, the
+                    reference for the targets)
   pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
   help              this text
 
-Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli at the
-pinned version (into target/tools/), Chromium and ChromeDriver, PostgreSQL (apt-get, when run
-as root).
+Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli and
+geckodriver at pinned versions (cargo install, into target/tools/), Chromium and ChromeDriver,
+Firefox ESR, WebKitWebDriver with MiniBrowser and Xvfb, PostgreSQL (apt-get, when run as root;
+otherwise the error names the packages).
 ";
 
 fn main() -> ExitCode {
@@ -58,10 +74,10 @@ fn main() -> ExitCode {
         },
         ["browser", rest @ ..] => browser_task(rest),
         ["dist"] => dist::dist().map(|_| ()),
-        ["smoke"] => dist::dist().and_then(|dist| browser::smoke_test_dist(&dist)),
+        ["smoke", rest @ ..] => smoke(rest),
+        ["screenshots", rest @ ..] => screenshots(rest),
         ["size"] => size::size(),
-        ["bench"] => bench(None),
-        ["bench", filter] => bench(Some(filter)),
+        ["bench", rest @ ..] => bench(rest),
         ["pg-bench"] => {
             postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
         }
@@ -82,7 +98,7 @@ fn main() -> ExitCode {
 
 fn test() -> Result<()> {
     let root = project_root();
-    let prefetch = tools::Prefetch::start()?;
+    let prefetch = tools::Prefetch::start(engines::packages_to_install(&Engine::ALL))?;
     step("formatting (cargo fmt --check)");
     cargo(&root, &["fmt", "--all", "--check"])?;
     step("lints (cargo clippy -D warnings)");
@@ -128,45 +144,58 @@ fn test() -> Result<()> {
     )?;
 
     prefetch.finish()?;
+    let engines = engines::engines(&Engine::ALL)?;
     wasm_core::core_tests_on_wasm32()?;
     // Building the viewer builds the core for wasm32 too.
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
     size::report(&dist::built(&dist))?;
-    browser::run(browser::Suite::Tests, None)?;
-    browser::smoke_test_dist(&dist)?;
+    browser::run(browser::Suite::Tests, &engines, None)?;
+    smoke::smoke_test_dist(&dist, &engines)?;
     step("all checks passed");
     Ok(())
 }
 
-/// `browser [--repeat N] [FILTER]`.
+/// `browser [--engine E] [--repeat N] [FILTER]` or `browser --interactive FILE [FILTER]`.
 fn browser_task(args: &[&str]) -> Result<()> {
-    let (times, filter) = match args {
-        ["--interactive", file, filter @ ..] if filter.len() <= 1 => {
-            rustup_target(tools::WASM_TARGET)?;
-            return browser::interactive(file, filter.first().copied());
-        }
-        [] => (1, None),
-        [filter] if !filter.starts_with('-') => (1, Some(*filter)),
-        ["--repeat", n, rest @ ..] if rest.len() <= 1 => {
-            let times = n
-                .parse::<usize>()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| format!("--repeat needs a whole number from 1 up, not `{n}`"))?;
-            (times, rest.first().copied())
-        }
-        _ => {
-            return Err(format!(
-                "cannot read `browser {}`; use: cargo xtask browser [--repeat N] [FILTER] \
-                 or cargo xtask browser --interactive FILE [FILTER]",
-                args.join(" ")
-            )
-            .into());
-        }
-    };
+    let usage = "cargo xtask browser [--engine chromium|firefox|webkit|all] [--repeat N] \
+                 [FILTER] or cargo xtask browser --interactive FILE [FILTER]";
+    let args = args::browser_args(args, usage)?;
     rustup_target(tools::WASM_TARGET)?;
-    browser::repeat(times, filter)
+    if let Some(file) = args.interactive {
+        if args.engine.is_some() || args.repeat.is_some() {
+            return Err(format!("--interactive runs in your own browser; use: {usage}").into());
+        }
+        return browser::interactive(file, args.filter);
+    }
+    let engines = engines::engines(&args.engine.unwrap_or(Engine::ALL.to_vec()))?;
+    browser::repeat(args.repeat.unwrap_or(1), &engines, args.filter)
+}
+
+/// `smoke [--engine E]`.
+fn smoke(args: &[&str]) -> Result<()> {
+    let args = args::browser_args(
+        args,
+        "cargo xtask smoke [--engine chromium|firefox|webkit|all]",
+    )?;
+    if args.repeat.is_some() || args.interactive.is_some() || args.filter.is_some() {
+        return Err("use: cargo xtask smoke [--engine chromium|firefox|webkit|all]".into());
+    }
+    let engines = engines::engines(&args.engine.unwrap_or(Engine::ALL.to_vec()))?;
+    let dist = dist::dist()?;
+    smoke::smoke_test_dist(&dist, &engines)
+}
+
+/// `screenshots [--engine E]`.
+fn screenshots(args: &[&str]) -> Result<()> {
+    let usage = "cargo xtask screenshots [--engine chromium|firefox|webkit|all]";
+    let args = args::browser_args(args, usage)?;
+    if args.repeat.is_some() || args.interactive.is_some() || args.filter.is_some() {
+        return Err(format!("use: {usage}").into());
+    }
+    let engines = engines::engines(&args.engine.unwrap_or(Engine::ALL.to_vec()))?;
+    let dist = dist::dist()?;
+    screenshots::take(&dist, &engines)
 }
 
 fn serve(port: u16) -> Result<()> {
@@ -181,18 +210,27 @@ fn serve(port: u16) -> Result<()> {
     Ok(())
 }
 
-fn bench(filter: Option<&str>) -> Result<()> {
-    let lines = browser::run(browser::Suite::Bench, filter)?;
-    let results: Vec<&str> = lines
-        .iter()
-        .filter_map(|l| l.trim().strip_prefix("BENCH "))
-        .collect();
-    if results.is_empty() {
-        return Err("the benchmark printed no results".into());
+/// `bench [--engine E] [FILTER]`: Chromium unless told otherwise.
+fn bench(args: &[&str]) -> Result<()> {
+    let usage = "cargo xtask bench [--engine chromium|firefox|webkit|all] [FILTER]";
+    let args = args::browser_args(args, usage)?;
+    if args.repeat.is_some() || args.interactive.is_some() {
+        return Err(format!("use: {usage}").into());
     }
-    println!("\nbrowser benchmarks (headless Chromium, medians):");
-    for result in results {
-        println!("  {result}");
+    let engines = engines::engines(&args.engine.unwrap_or(vec![Engine::Chromium]))?;
+    let outputs = browser::run(browser::Suite::Bench, &engines, args.filter)?;
+    for (engine, lines) in outputs {
+        let results: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.trim().strip_prefix("BENCH "))
+            .collect();
+        if results.is_empty() {
+            return Err(format!("the benchmark printed no results in {}", engine.label()).into());
+        }
+        println!("\nbrowser benchmarks ({}, medians):", engine.label());
+        for result in results {
+            println!("  {result}");
+        }
     }
     Ok(())
 }

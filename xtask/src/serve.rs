@@ -18,20 +18,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use percent_encoding::percent_decode_str;
 
+use crate::responses::{Body, message, serve_file, set};
 use crate::test_routes;
 use crate::util::Result;
-
-/// Every response body: whole (a file, a message) or made as it is sent (test routes).
-pub type Body = BoxBody<Bytes, Infallible>;
 
 /// A static file server bound to loopback.
 pub struct StaticServer {
@@ -224,86 +217,10 @@ async fn respond(shared: &Shared, request: Request<Incoming>) -> Response<Body> 
     response
 }
 
-/// The file `url` names inside `root`, or 404.
-pub fn serve_file(root: &Path, url: &str) -> Response<Body> {
-    let Some((bytes, path)) =
-        resolve(root, url).and_then(|path| Some((std::fs::read(&path).ok()?, path)))
-    else {
-        return not_found();
-    };
-    let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
-    set(&mut response, "Content-Type", content_type(&path));
-    set(&mut response, "Cache-Control", "no-cache");
-    set(&mut response, "X-Content-Type-Options", "nosniff");
-    response
-}
-
-/// A plain-text answer with this status.
-pub fn message(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *response.status_mut() = status;
-    if !text.is_empty() {
-        set(&mut response, "Content-Type", "text/plain; charset=utf-8");
-    }
-    response
-}
-
-pub fn not_found() -> Response<Body> {
-    message(StatusCode::NOT_FOUND, "not found\n")
-}
-
-/// Sets a header; names and values here are ASCII constants or numbers.
-pub fn set(response: &mut Response<Body>, name: &'static str, value: &str) {
-    if let (Ok(name), Ok(value)) = (
-        HeaderName::from_bytes(name.as_bytes()),
-        HeaderValue::from_str(value),
-    ) {
-        response.headers_mut().insert(name, value);
-    }
-}
-
-/// Maps a request path to a file inside `root`, or `None` (404).
-///
-/// The path is percent-decoded once; any `..` segment, backslash, NUL or hidden (dot) segment is
-/// refused, and the final path must still be inside `root` after resolving symlinks. Twice-encoded
-/// input (`%252e%252e`) therefore names a literal file called `%2e%2e`, which does not exist.
-pub fn resolve(root: &Path, url: &str) -> Option<PathBuf> {
-    let path = url.split(['?', '#']).next()?;
-    let path = path.strip_prefix('/')?;
-    let decoded = percent_decode_str(path).decode_utf8().ok()?;
-    let mut out = root.to_path_buf();
-    for segment in decoded.split('/') {
-        if segment.is_empty() {
-            continue;
-        }
-        if segment.starts_with('.') || segment.contains(['\\', '\0']) {
-            return None;
-        }
-        out.push(segment);
-    }
-    if out.is_dir() {
-        out.push("index.html");
-    }
-    let real = out.canonicalize().ok()?;
-    (real.starts_with(root) && real.is_file()).then_some(real)
-}
-
-/// The `Content-Type` for a file name.
-pub fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("wasm") => "application/wasm",
-        Some("json") => "application/json",
-        _ => "text/plain; charset=utf-8",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read, Write};
+    use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpStream;
 
     fn site() -> PathBuf {
@@ -314,48 +231,6 @@ mod tests {
         std::fs::write(dir.join("site/a b.json"), "{}").unwrap();
         std::fs::write(dir.join("secret.txt"), "outside").unwrap();
         dir
-    }
-
-    #[test]
-    fn paths_resolve_inside_the_root_only() {
-        let dir = site();
-        let root = dir.join("site").canonicalize().unwrap();
-        assert_eq!(resolve(&root, "/"), Some(root.join("index.html")));
-        assert_eq!(
-            resolve(&root, "/pkg/v.wasm?x=1"),
-            Some(root.join("pkg/v.wasm"))
-        );
-        assert_eq!(resolve(&root, "/a%20b.json"), Some(root.join("a b.json")));
-        for bad in [
-            "/../secret.txt",
-            "/pkg/../../secret.txt",
-            "/%2e%2e/secret.txt",
-            "/%2E%2E/secret.txt",
-            "/..%2fsecret.txt",
-            "/..%2Fsecret.txt",
-            "/%2e%2e%2fsecret.txt",
-            "/%252e%252e/secret.txt",
-            "/..%5csecret.txt",
-            "/.%2e/secret.txt",
-            "/%00",
-            "//etc/passwd",
-            "relative",
-            "/missing.html",
-        ] {
-            assert_eq!(resolve(&root, bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn wasm_is_served_as_application_wasm() {
-        assert_eq!(
-            content_type(Path::new("x/lane_viewer_bg.wasm")),
-            "application/wasm"
-        );
-        assert_eq!(
-            content_type(Path::new("index.html")),
-            "text/html; charset=utf-8"
-        );
     }
 
     fn get(addr: SocketAddr, target: &str) -> String {
@@ -396,5 +271,82 @@ mod tests {
             assert!(response.starts_with("HTTP/1.1 404"), "{bad}: {response}");
             assert!(!response.contains("outside"));
         }
+    }
+
+    // The test routes, as the browser tests meet them: through a server made `for_tests`.
+
+    fn server() -> SocketAddr {
+        let dir = std::env::temp_dir().join(format!("xtask-routes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.json"), "{}").unwrap();
+        StaticServer::bind(&dir, 0).unwrap().for_tests().spawn()
+    }
+
+    /// Sends a GET and returns the status line and headers (lower-cased), and the open stream.
+    fn get_head(addr: SocketAddr, path: &str) -> (String, BufReader<TcpStream>) {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            head.push_str(&line.to_ascii_lowercase());
+        }
+        (head, reader)
+    }
+
+    #[test]
+    fn files_carry_cors_headers_for_the_test_page() {
+        let (head, _) = get_head(server(), "/a.json");
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("access-control-allow-origin: *"), "{head}");
+        assert!(
+            head.contains("cross-origin-resource-policy: cross-origin"),
+            "{head}"
+        );
+    }
+
+    #[test]
+    fn a_claimed_length_is_sent_without_being_made_first() {
+        let started = Instant::now();
+        let (head, mut body) = get_head(server(), "/__length/2000000000/big.json");
+        assert!(head.contains("content-length: 2000000000"), "{head}");
+        let mut first = [0u8; 1024];
+        body.read_exact(&mut first).unwrap();
+        assert!(first.iter().all(|b| *b == b' '));
+        assert!(started.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn an_endless_body_is_chunked() {
+        let (head, mut body) = get_head(server(), "/__endless/big.json");
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        assert!(!head.contains("content-length"), "{head}");
+        let mut some = [0u8; 100_000];
+        body.read_exact(&mut some).unwrap();
+    }
+
+    #[test]
+    fn a_slow_file_arrives_after_its_delay() {
+        let started = Instant::now();
+        let (head, _) = get_head(server(), "/__slow/300/a.json");
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(started.elapsed().as_millis() >= 300);
+    }
+
+    #[test]
+    fn plain_serve_has_no_test_routes_and_no_cors() {
+        let dir = std::env::temp_dir().join(format!("xtask-plain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.json"), "{}").unwrap();
+        let addr = StaticServer::bind(&dir, 0).unwrap().spawn();
+        let (head, _) = get_head(addr, "/__length/10/x.json");
+        assert!(head.starts_with("http/1.1 404"), "{head}");
+        let (head, _) = get_head(addr, "/a.json");
+        assert!(!head.contains("access-control"), "{head}");
     }
 }

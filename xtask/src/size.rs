@@ -23,10 +23,12 @@ use crate::util::{Result, project_root};
 /// and its deserializers, one per record type, +65.7 KB raw; serde-wasm-bindgen's record
 /// deserializers −29 KB raw, it now reads `mount`'s options only). The timeline's sticky labels,
 /// counted refusals and slider, labelled responses, chunked steps and the deep link's encoding
-/// took it to 157,787: the gate is 158,000. What remains large is the design's own: serde_json,
+/// took it to 157,787. Reading record format 2 (a step's time and actor, where the record
+/// came from, a starting state: their deserializers and checks) took it to 165,460: the gate is
+/// 166,000. What remains large is the design's own: serde_json,
 /// the float formatting serde's type errors link in (`Unexpected::Float`), and the core's check
 /// and replay.
-pub const BUDGET_GZIP_BYTES: usize = 158_000;
+pub const BUDGET_GZIP_BYTES: usize = 166_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;

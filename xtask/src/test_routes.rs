@@ -20,7 +20,7 @@ use http_body_util::BodyExt;
 use hyper::Response;
 use hyper::body::{Frame, SizeHint};
 
-use crate::serve::{Body, not_found, serve_file, set};
+use crate::responses::{Body, not_found, serve_file, set};
 
 /// The most a slow answer waits.
 const MAX_DELAY_MS: u64 = 30_000;
@@ -93,89 +93,5 @@ impl hyper::body::Body for Spaces {
         } else {
             SizeHint::default()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::{SocketAddr, TcpStream};
-    use std::time::Instant;
-
-    use crate::serve::StaticServer;
-
-    fn server() -> SocketAddr {
-        let dir = std::env::temp_dir().join(format!("xtask-routes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("a.json"), "{}").unwrap();
-        StaticServer::bind(&dir, 0).unwrap().for_tests().spawn()
-    }
-
-    /// Sends a GET and returns the status line and headers (lower-cased), and the open stream.
-    fn get_head(addr: SocketAddr, path: &str) -> (String, BufReader<TcpStream>) {
-        let mut stream = TcpStream::connect(addr).unwrap();
-        write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut head = String::new();
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line == "\r\n" || line.is_empty() {
-                break;
-            }
-            head.push_str(&line.to_ascii_lowercase());
-        }
-        (head, reader)
-    }
-
-    #[test]
-    fn files_carry_cors_headers_for_the_test_page() {
-        let (head, _) = get_head(server(), "/a.json");
-        assert!(head.starts_with("http/1.1 200"), "{head}");
-        assert!(head.contains("access-control-allow-origin: *"), "{head}");
-        assert!(
-            head.contains("cross-origin-resource-policy: cross-origin"),
-            "{head}"
-        );
-    }
-
-    #[test]
-    fn a_claimed_length_is_sent_without_being_made_first() {
-        let started = Instant::now();
-        let (head, mut body) = get_head(server(), "/__length/2000000000/big.json");
-        assert!(head.contains("content-length: 2000000000"), "{head}");
-        let mut first = [0u8; 1024];
-        body.read_exact(&mut first).unwrap();
-        assert!(first.iter().all(|b| *b == b' '));
-        assert!(started.elapsed().as_secs() < 5);
-    }
-
-    #[test]
-    fn an_endless_body_is_chunked() {
-        let (head, mut body) = get_head(server(), "/__endless/big.json");
-        assert!(head.contains("transfer-encoding: chunked"), "{head}");
-        assert!(!head.contains("content-length"), "{head}");
-        let mut some = [0u8; 100_000];
-        body.read_exact(&mut some).unwrap();
-    }
-
-    #[test]
-    fn a_slow_file_arrives_after_its_delay() {
-        let started = Instant::now();
-        let (head, _) = get_head(server(), "/__slow/300/a.json");
-        assert!(head.starts_with("http/1.1 200"), "{head}");
-        assert!(started.elapsed().as_millis() >= 300);
-    }
-
-    #[test]
-    fn plain_serve_has_no_test_routes_and_no_cors() {
-        let dir = std::env::temp_dir().join(format!("xtask-plain-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("a.json"), "{}").unwrap();
-        let addr = StaticServer::bind(&dir, 0).unwrap().spawn();
-        let (head, _) = get_head(addr, "/__length/10/x.json");
-        assert!(head.starts_with("http/1.1 404"), "{head}");
-        let (head, _) = get_head(addr, "/a.json");
-        assert!(!head.contains("access-control"), "{head}");
     }
 }

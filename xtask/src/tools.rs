@@ -1,6 +1,7 @@
 //! The tools the web tasks need, installed on demand: the wasm32 target (rustup), the
-//! wasm-bindgen CLI at exactly the version the viewer pins (into `target/tools/`), and Chromium
-//! with its driver (Debian packages, when running as root).
+//! wasm-bindgen CLI at exactly the version the viewer pins and geckodriver at the version pinned
+//! here (both built with `cargo install` into `target/tools/`), and Debian packages (apt-get,
+//! when running as root): the browsers of `engines.rs`, PostgreSQL.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,8 @@ type Install = (
 );
 
 impl Prefetch {
-    pub fn start() -> Result<Prefetch> {
+    /// Starts the installs; `packages` are the Debian packages to install (as root).
+    pub fn start(packages: Vec<&'static str>) -> Result<Prefetch> {
         rustup_target(WASM_TARGET)?;
         let logs = project_root().join("target/tools");
         std::fs::create_dir_all(&logs)?;
@@ -66,17 +68,32 @@ impl Prefetch {
             });
             installs.push(("wasm-bindgen-cli", log, handle));
         }
-        if find_browser().is_none() && can_apt() {
-            let log = logs.join("chromium-install.log");
+        if !geckodriver_installed() {
+            let log = logs.join("geckodriver-install.log");
             step(&format!(
-                "installing Chromium and ChromeDriver in the background, once (log: {})",
+                "installing geckodriver {GECKODRIVER_VERSION} in the background, once (log: {})",
                 log.display()
             ));
             let file = log.clone();
             let handle = std::thread::spawn(move || {
-                apt_install_browser(Some(&file)).map_err(|e| e.to_string())
+                install_geckodriver(Some(&file))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
             });
-            installs.push(("Chromium", log, handle));
+            installs.push(("geckodriver", log, handle));
+        }
+        if !packages.is_empty() && can_apt() {
+            let log = logs.join("browsers-install.log");
+            step(&format!(
+                "installing {} in the background, once (log: {})",
+                packages.join(" "),
+                log.display()
+            ));
+            let file = log.clone();
+            let handle = std::thread::spawn(move || {
+                apt_install(&packages, Some(&file)).map_err(|e| e.to_string())
+            });
+            installs.push(("the browsers", log, handle));
         }
         Ok(Prefetch { installs })
     }
@@ -165,32 +182,6 @@ fn install_wasm_bindgen(log: Option<&Path>) -> Result<PathBuf> {
     Ok(bin)
 }
 
-/// Chromium and ChromeDriver for the browser tests and benchmarks.
-pub struct Browser {
-    pub chromium: PathBuf,
-    pub chromedriver: PathBuf,
-}
-
-/// Finds Chromium and ChromeDriver, installing Debian's packages with apt-get when missing and
-/// running as root; otherwise says exactly what to install.
-pub fn browser() -> Result<Browser> {
-    if let Some(found) = find_browser() {
-        return Ok(found);
-    }
-    if !can_apt() {
-        return Err(
-            "the browser tests need Chromium and ChromeDriver of the same version.\n\
-                    On Debian or Ubuntu: sudo apt-get install -y chromium chromium-driver\n\
-                    Elsewhere, install both and set CHROMEDRIVER to the driver's path \
-                    (and CHROMIUM to the browser's, if it is not on PATH)."
-                .into(),
-        );
-    }
-    step("installing Chromium and ChromeDriver (apt-get install chromium chromium-driver)");
-    apt_install_browser(None)?;
-    find_browser().ok_or_else(|| "apt-get finished but chromium or chromedriver is missing".into())
-}
-
 /// Whether this process may install Debian packages (root, with apt-get).
 pub fn can_apt() -> bool {
     let root = output(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
@@ -224,27 +215,58 @@ pub fn apt_install(packages: &[&str], log: Option<&Path>) -> Result<()> {
     })
 }
 
-fn apt_install_browser(log: Option<&Path>) -> Result<()> {
-    apt_install(&["chromium", "chromium-driver"], log)
+/// The geckodriver version `cargo xtask` builds for the Firefox tests. geckodriver speaks
+/// WebDriver to any recent Firefox (0.37 supports Firefox 128 and later), so it is pinned here
+/// rather than matched to the browser.
+pub const GECKODRIVER_VERSION: &str = "0.37.1";
+
+fn geckodriver_root() -> PathBuf {
+    project_root()
+        .join("target/tools")
+        .join(format!("geckodriver-{GECKODRIVER_VERSION}"))
 }
 
-fn find_browser() -> Option<Browser> {
-    let chromedriver = std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .or_else(|| which("chromedriver"))?;
-    let chromium = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .or_else(|| which("chromium"))
-        .or_else(|| which("chromium-browser"))
-        .or_else(|| which("google-chrome"))?;
-    Some(Browser {
-        chromium,
-        chromedriver,
-    })
+fn geckodriver_installed() -> bool {
+    std::env::var_os("GECKODRIVER").is_some()
+        || output(Command::new(geckodriver_root().join("bin/geckodriver")).arg("--version"))
+            .is_some_and(|v| v.split_whitespace().nth(1) == Some(GECKODRIVER_VERSION))
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|path| path.is_file())
+/// geckodriver: `GECKODRIVER` if set, else the pinned version in `target/tools/`, built with
+/// `cargo install --locked` if missing.
+pub fn geckodriver() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("GECKODRIVER") {
+        return Ok(PathBuf::from(path));
+    }
+    install_geckodriver(None)
+}
+
+fn install_geckodriver(log: Option<&Path>) -> Result<PathBuf> {
+    let root = geckodriver_root();
+    let bin = root.join("bin/geckodriver");
+    if geckodriver_installed() {
+        return Ok(bin);
+    }
+    if log.is_none() {
+        step(&format!(
+            "installing geckodriver {GECKODRIVER_VERSION} into {} (once; takes a few minutes)",
+            root.display()
+        ));
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run_logged(
+        Command::new(cargo)
+            .args(["install", "--locked", "geckodriver", "--version"])
+            .arg(format!("={GECKODRIVER_VERSION}"))
+            .arg("--root")
+            .arg(&root),
+        log,
+    )
+    .map_err(|e| {
+        format!(
+            "{e}\ngeckodriver {GECKODRIVER_VERSION} could not be built; check access to \
+             crates.io, or set GECKODRIVER to a geckodriver of your own"
+        )
+    })?;
+    Ok(bin)
 }

@@ -1,7 +1,7 @@
 //! Small helpers shared by the tasks: running commands, printing progress, finding the root.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -74,4 +74,16 @@ pub fn rustup_target(target: &str) -> Result<()> {
     run(Command::new("rustup").args(["target", "add", target])).map_err(|e| {
         format!("{e}\nthe target {target} could not be installed; check the network, then run `rustup target add {target}`").into()
     })
+}
+
+/// Kills a child started in its own process group (`process_group(0)`) with everything it
+/// started: a test runner with its driver and browser, a driver with its browser.
+pub fn stop_group(child: &mut Child) {
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
 }

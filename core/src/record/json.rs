@@ -17,7 +17,8 @@
 
 use std::fmt;
 
-use super::{Header, MAX_RECORD_BYTES, Record, RecordError};
+use super::error::RecordError;
+use super::format::{Header, MAX_RECORD_BYTES, Record};
 
 /// Why a record file could not be read, in the order the checks run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +68,9 @@ impl ReadError {
                 ..
             } => "INVALID_RECORD",
             ReadError::Record(RecordError::UnknownFormat { .. }) => "UNKNOWN_FORMAT",
-            ReadError::Record(RecordError::UnsupportedVersion(_)) => "UNSUPPORTED_VERSION",
+            ReadError::Record(
+                RecordError::UnsupportedVersion(_) | RecordError::UnsupportedIndexVersion(_),
+            ) => "UNSUPPORTED_VERSION",
             ReadError::Record(RecordError::Invalid { .. }) => "INVALID_RECORD",
         }
     }

@@ -1,10 +1,9 @@
-//! Regression tests for the core's defects found by the independent review (issue 13, items 14
-//! and 15), one test per behaviour.
+//! Reservation ids from outside (a caller, a record) address only reservations the dispatcher
+//! holds: an id beyond them is `UNKNOWN_RESERVATION` for every operation and changes nothing.
 //!
-//! The reservation-id tests also run compiled for `wasm32-unknown-unknown` under Node.js
-//! (`cargo xtask test` does it; see `xtask/src/wasm_core.rs`): there `usize` has 32 bits, and an
-//! id cast with `as` used to wrap onto another reservation. The runner tests need threads, so
-//! they run natively only.
+//! These tests also run compiled for `wasm32-unknown-unknown` under Node.js (`cargo xtask test`
+//! does it; see `xtask/src/wasm_core.rs`): there `usize` has 32 bits, and an id cast with `as`
+//! would wrap onto another reservation.
 
 use project_lanes::Outcome;
 use project_lanes::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationState};
@@ -53,8 +52,8 @@ fn an_id_beyond_the_reservations_held_never_addresses_another_reservation() {
 
 #[test]
 fn a_cancel_of_a_wrapping_id_leaves_the_reservation_it_would_wrap_onto_dispatchable() {
-    // The review's reproduction: cancel `R4294967297`, then dispatch. On wasm32 this used to mark
-    // R1 cancelled while leaving it ready, hand out the cancelled R1, and underflow `retained`.
+    // Cancel `R4294967297`, then dispatch. On wasm32, an id cast with `as` would mark R1
+    // cancelled while leaving it ready, hand out the cancelled R1, and underflow `retained`.
     let mut d = Dispatcher::new(&["general"]).unwrap();
     let r1 = d.enqueue("general", "docs", "nightly-1").unwrap();
     let r2 = d.enqueue("general", "site", "deploy-1").unwrap();
@@ -81,78 +80,4 @@ fn reservation_zero_and_the_next_unissued_id_are_unknown() {
     let next = ReservationId::parse("R2").unwrap();
     assert_eq!(d.cancel(next), Err(DispatchError::UnknownReservation));
     assert_eq!(d.retained("general"), Ok(1));
-}
-
-/// The runner needs threads, which wasm32-unknown-unknown does not have.
-#[cfg(not(target_arch = "wasm32"))]
-mod runner {
-    use std::fmt;
-    use std::time::Duration;
-
-    use project_lanes::Outcome;
-    use project_lanes::dispatch::{Dispatcher, ReservationId, ReservationState};
-    use project_lanes::runner::Runner;
-
-    /// Long enough for any machine to settle a reservation that nothing holds up; only a dead
-    /// worker makes a test wait this long.
-    const PATIENCE: Duration = Duration::from_secs(20);
-
-    /// A value whose destructor panics.
-    struct PanicsOnDrop;
-
-    impl Drop for PanicsOnDrop {
-        fn drop(&mut self) {
-            panic!("PanicsOnDrop was dropped (expected by this test)");
-        }
-    }
-
-    impl fmt::Display for PanicsOnDrop {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a save error whose destructor panics")
-        }
-    }
-
-    fn is(id: ReservationId, wanted: ReservationState) -> impl FnMut(&Dispatcher) -> bool {
-        move |d| d.reservation(id).is_ok_and(|r| r.state == wanted)
-    }
-
-    /// One worker for the only queue: the run `bomb-1`'s save fails through `save_bomb`; every
-    /// other save succeeds. After the bomb, the queue must still dispatch.
-    fn the_queue_goes_on_after(save_bomb: fn() -> Result<(), PanicsOnDrop>) {
-        let runner = Runner::start(
-            Dispatcher::new(&["general"]).unwrap(),
-            1,
-            |_| Ok(Outcome::Succeeded),
-            move |state, _| {
-                if state.run == "bomb-1" {
-                    save_bomb()
-                } else {
-                    Ok(())
-                }
-            },
-        );
-        let bomb = runner.enqueue("general", "docs", "bomb-1").unwrap();
-        assert!(
-            runner.wait_until_timeout(PATIENCE, is(bomb, ReservationState::Unresolved)),
-            "the failed save leaves the reservation unresolved"
-        );
-        let next = runner.enqueue("general", "site", "deploy-1").unwrap();
-        assert!(
-            runner.wait_until_timeout(PATIENCE, is(next, ReservationState::Done)),
-            "the queue's only worker stopped dispatching: {:?}",
-            runner.with(|d| d.reservation(next))
-        );
-        let d = runner.shutdown().expect("no worker died");
-        assert!(!d.view("docs").unwrap().busy && !d.view("site").unwrap().busy);
-    }
-
-    #[test]
-    fn a_save_error_that_panics_when_dropped_does_not_kill_the_worker() {
-        the_queue_goes_on_after(|| Err(PanicsOnDrop));
-    }
-
-    #[test]
-    fn a_save_panic_whose_payload_panics_when_dropped_does_not_kill_the_worker() {
-        the_queue_goes_on_after(|| std::panic::panic_any(PanicsOnDrop));
-    }
 }

@@ -1,5 +1,7 @@
-//! A threaded runner for the [dispatcher](crate::dispatch): worker threads per queue, a work
-//! function and a persistence function.
+//! # project-lanes-runner
+//!
+//! Worker threads that drive a `project-lanes` [`Dispatcher`]: a number of workers per queue, a
+//! work function and a persistence function.
 //!
 //! The dispatcher sits behind one mutex that is held only for its short transitions; the work and
 //! the save run outside it, so one reservation's long work never delays operations on others.
@@ -9,10 +11,9 @@
 //! is refused by the dispatcher (`NOT_PERSISTING`) and can never release a newer owner.
 //!
 //! ```
-//! use std::sync::mpsc;
 //! use project_lanes::Outcome;
 //! use project_lanes::dispatch::{Dispatcher, ReservationState};
-//! use project_lanes::runner::Runner;
+//! use project_lanes_runner::Runner;
 //!
 //! let runner = Runner::start(
 //!     Dispatcher::new(&["general"]).unwrap(),
@@ -25,6 +26,27 @@
 //! let dispatcher = runner.shutdown().expect("no worker died");
 //! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
+//!
+//! ## Its journal
+//!
+//! Give it a dispatcher that keeps a journal (`Dispatcher::with_journal`): every transition the
+//! workers and you make is journaled in the order it ran under the runner's lock, each with its
+//! caller as the actor (the worker thread, such as `general worker 1`, or your thread's name).
+//! [`Runner::take_journal`] hands the entries out; `project_lanes::journal::Journal` turns them
+//! into a record that replays on the core.
+//!
+//! ## What this crate is not
+//!
+//! - **Not the rules.** Which reservation runs when, and what a completion may release, is the
+//!   dispatcher's (`project_lanes::dispatch`), a pure state machine; this crate only adds the
+//!   threads, the waiting, and the guard that settles every reservation it took.
+//! - **Not durable.** The dispatcher lives in memory and ends with the process; for many processes
+//!   use `project-lanes-pg`.
+//! - **Not a sandbox.** Your functions run on the worker threads; a panic is caught and counted as
+//!   `needs_review`, but nothing stops a function that never returns.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 use std::any::Any;
 use std::fmt::{self, Display};
@@ -33,10 +55,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::Outcome;
-use crate::dispatch::{
+use project_lanes::Outcome;
+use project_lanes::dispatch::{
     DispatchError, Dispatcher, FinalState, Job, ReservationId, ReservationState, ReservationView,
 };
+use project_lanes::journal::{Actor, Entry};
 
 /// Worker threads driving a [`Dispatcher`].
 pub struct Runner {
@@ -63,7 +86,11 @@ impl Shared {
 
     /// Runs one dispatcher transition and wakes everyone who waits for a change.
     fn transition<T>(&self, f: impl FnOnce(&mut Dispatcher) -> T) -> T {
-        let result = f(&mut self.lock().dispatcher);
+        let result = {
+            let mut state = self.lock();
+            name_the_caller(&mut state.dispatcher);
+            f(&mut state.dispatcher)
+        };
         self.changed.notify_all();
         result
     }
@@ -87,6 +114,7 @@ impl Runner {
         E: Display,
     {
         let queues: Vec<String> = dispatcher.queues().iter().map(|q| q.to_string()).collect();
+        // Worker threads are named after their queue: the name is their journal actor.
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 dispatcher,
@@ -98,14 +126,18 @@ impl Runner {
         let persist = Arc::new(persist);
         let mut workers = Vec::new();
         for queue in queues {
-            for _ in 0..workers_per_queue.max(1) {
+            for i in 1..=workers_per_queue.max(1) {
                 let (shared, work, persist, queue) =
                     (shared.clone(), work.clone(), persist.clone(), queue.clone());
-                workers.push(std::thread::spawn(move || {
-                    while let Some(job) = next_job(&shared, &queue) {
-                        run_job(&shared, &job, &*work, &*persist);
-                    }
-                }));
+                let worker = std::thread::Builder::new()
+                    .name(format!("{queue} worker {i}"))
+                    .spawn(move || {
+                        while let Some(job) = next_job(&shared, &queue) {
+                            run_job(&shared, &job, &*work, &*persist);
+                        }
+                    })
+                    .unwrap_or_else(|e| panic!("cannot start a worker thread: {e}"));
+                workers.push(worker);
             }
         }
         Runner { shared, workers }
@@ -129,6 +161,12 @@ impl Runner {
     /// Resolves an unresolved reservation, making its project available again.
     pub fn resolve(&self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         self.shared.transition(|d| d.resolve(id))
+    }
+
+    /// The dispatcher's journal entries since the last take, in the order the transitions ran
+    /// (empty if it keeps no journal).
+    pub fn take_journal(&self) -> Vec<Entry> {
+        self.shared.lock().dispatcher.take_journal()
     }
 
     /// Reads the dispatcher under its lock.
@@ -246,6 +284,7 @@ fn next_job(shared: &Shared, queue: &str) -> Option<Job> {
         if state.stopping {
             return None;
         }
+        name_the_caller(&mut state.dispatcher);
         if let Ok(Some(job)) = state.dispatcher.dispatch(queue) {
             drop(state);
             shared.changed.notify_all();
@@ -255,6 +294,18 @@ fn next_job(shared: &Shared, queue: &str) -> Option<Job> {
             .changed
             .wait(state)
             .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+thread_local! {
+    /// This thread's journal actor: its name, if it has one.
+    static ACTOR: Option<Actor> = std::thread::current().name().and_then(Actor::new);
+}
+
+/// Names the calling thread as the actor of the dispatcher's next transitions, if it journals.
+fn name_the_caller(dispatcher: &mut Dispatcher) {
+    if dispatcher.keeps_journal() {
+        dispatcher.set_actor(ACTOR.with(Clone::clone));
     }
 }
 

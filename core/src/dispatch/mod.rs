@@ -13,7 +13,8 @@
 //! A failed save turns the outcome into `needs_review`. Nothing is ever replayed automatically.
 //!
 //! This is a pure state machine: no threads, clocks or I/O, so it runs in tests step by step, in
-//! WebAssembly, and under [`runner`](crate::runner), which drives it with worker threads. Every
+//! WebAssembly, and under the `project-lanes-runner` crate's `Runner`, which drives it with worker
+//! threads. Every
 //! operation is a short, bounded transition: finding the next dispatchable item never scans the
 //! retained ones (an ordered set of available heads per queue).
 //!
@@ -39,257 +40,20 @@
 //! # Ok::<(), project_lanes::dispatch::DispatchError>(())
 //! ```
 
+mod journal;
+mod restore;
+mod types;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use crate::journal::{Answer, Call};
+use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes};
+use journal::{answer, input};
 
-use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
-
-/// Identifies a reservation: `R1`, `R2`, … in the order they were enqueued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ReservationId(u64);
-
-impl ReservationId {
-    /// The id's number (1 for `R1`).
-    pub fn number(self) -> u64 {
-        self.0
-    }
-
-    /// Parses `R<n>`, n ≥ 1 without leading zeros.
-    pub fn parse(text: &str) -> Option<ReservationId> {
-        let digits = text.strip_prefix('R')?;
-        let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
-        if !plain || digits.starts_with('0') || digits.len() > 18 {
-            return None;
-        }
-        digits.parse().ok().map(ReservationId)
-    }
-}
-
-impl fmt::Display for ReservationId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "R{}", self.0)
-    }
-}
-
-impl Serialize for ReservationId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ReservationId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        ReservationId::parse(&text).ok_or_else(|| {
-            serde::de::Error::custom(format_args!(
-                "reservation ids look like R1, R2, …; found \"{text}\""
-            ))
-        })
-    }
-}
-
-/// Where a reservation is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReservationState {
-    /// Waiting in its queue.
-    Queued,
-    /// Holds its project's lane; the work is running.
-    Dispatched,
-    /// The work returned; its final state is being saved and the lane is still held.
-    Persisting,
-    /// Saved and released with its outcome.
-    Done,
-    /// Cancelled before it was dispatched.
-    Cancelled,
-    /// Released with `needs_review`: its project takes no automatic dispatch until resolved.
-    Unresolved,
-    /// A person resolved the `needs_review` result; the project is available again.
-    Resolved,
-}
-
-impl ReservationState {
-    /// `"queued"`, `"dispatched"`, …, as saved in records.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ReservationState::Queued => "queued",
-            ReservationState::Dispatched => "dispatched",
-            ReservationState::Persisting => "persisting",
-            ReservationState::Done => "done",
-            ReservationState::Cancelled => "cancelled",
-            ReservationState::Unresolved => "unresolved",
-            ReservationState::Resolved => "resolved",
-        }
-    }
-
-    /// Every state, in life order.
-    pub const ALL: [ReservationState; 7] = [
-        ReservationState::Queued,
-        ReservationState::Dispatched,
-        ReservationState::Persisting,
-        ReservationState::Done,
-        ReservationState::Cancelled,
-        ReservationState::Unresolved,
-        ReservationState::Resolved,
-    ];
-}
-
-/// Why a dispatcher operation was refused. Lane refusals keep their lane codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DispatchError {
-    /// A lane refusal (`INVALID_LABEL`, `INVALID_OUTCOME`, …).
-    Lane(LaneError),
-    /// `UNKNOWN_QUEUE`: no queue has this name.
-    UnknownQueue,
-    /// `UNKNOWN_RESERVATION`: no reservation has this id.
-    UnknownReservation,
-    /// `NOT_QUEUED`: only a queued reservation can be cancelled (a cancel that lost the race
-    /// against its dispatch gets this).
-    NotQueued,
-    /// `NOT_DISPATCHED`: only a dispatched reservation can finish.
-    NotDispatched,
-    /// `NOT_PERSISTING`: only a reservation whose final state is being saved can complete it;
-    /// a second or late completion gets this and changes nothing.
-    NotPersisting,
-    /// `NOT_UNRESOLVED`: only an unresolved reservation can be resolved.
-    NotUnresolved,
-}
-
-impl DispatchError {
-    /// The dispatcher's own codes (lane codes come from [`LaneError::ALL`]).
-    pub const OWN: [DispatchError; 6] = [
-        DispatchError::UnknownQueue,
-        DispatchError::UnknownReservation,
-        DispatchError::NotQueued,
-        DispatchError::NotDispatched,
-        DispatchError::NotPersisting,
-        DispatchError::NotUnresolved,
-    ];
-
-    /// The stable code, e.g. `"NOT_QUEUED"` or a lane code.
-    pub const fn code(self) -> &'static str {
-        match self {
-            DispatchError::Lane(e) => e.code(),
-            DispatchError::UnknownQueue => "UNKNOWN_QUEUE",
-            DispatchError::UnknownReservation => "UNKNOWN_RESERVATION",
-            DispatchError::NotQueued => "NOT_QUEUED",
-            DispatchError::NotDispatched => "NOT_DISPATCHED",
-            DispatchError::NotPersisting => "NOT_PERSISTING",
-            DispatchError::NotUnresolved => "NOT_UNRESOLVED",
-        }
-    }
-
-    /// The error with this code (lane codes included).
-    pub fn from_code(code: &str) -> Option<DispatchError> {
-        LaneError::from_code(code)
-            .map(DispatchError::Lane)
-            .or_else(|| DispatchError::OWN.into_iter().find(|e| e.code() == code))
-    }
-
-    fn message(self) -> &'static str {
-        match self {
-            DispatchError::Lane(_) => "",
-            DispatchError::UnknownQueue => "no queue has this name",
-            DispatchError::UnknownReservation => "no reservation has this id",
-            DispatchError::NotQueued => "only a queued reservation can be cancelled",
-            DispatchError::NotDispatched => "only a dispatched reservation can finish",
-            DispatchError::NotPersisting => {
-                "only a reservation whose final state is being saved can complete"
-            }
-            DispatchError::NotUnresolved => "only an unresolved reservation can be resolved",
-        }
-    }
-}
-
-impl From<LaneError> for DispatchError {
-    fn from(e: LaneError) -> Self {
-        DispatchError::Lane(e)
-    }
-}
-
-impl fmt::Display for DispatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DispatchError::Lane(e) => fmt::Display::fmt(e, f),
-            other => write!(f, "{}: {}", other.code(), other.message()),
-        }
-    }
-}
-
-impl std::error::Error for DispatchError {}
-
-impl Serialize for DispatchError {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.code())
-    }
-}
-
-impl<'de> Deserialize<'de> for DispatchError {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let code = String::deserialize(deserializer)?;
-        DispatchError::from_code(&code)
-            .ok_or_else(|| serde::de::Error::custom(format_args!("unknown error code \"{code}\"")))
-    }
-}
-
-/// What [`Dispatcher::dispatch`] hands to a worker: run `run` in `project`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Job {
-    /// The reservation now holding the lane.
-    pub reservation: ReservationId,
-    /// Its project.
-    pub project: Label,
-    /// Its run label.
-    pub run: Label,
-}
-
-/// The final state to save after [`Dispatcher::finish`]: who ran what, and how it ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FinalState {
-    /// The reservation.
-    pub reservation: ReservationId,
-    /// Its project (still held while this is saved).
-    pub project: Label,
-    /// Its run label.
-    pub run: Label,
-    /// The outcome the work reported.
-    pub outcome: Outcome,
-}
-
-/// What [`Dispatcher::persisted`] returns: the reservation's end state and the lane's receipt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Settled {
-    /// The reservation.
-    pub reservation: ReservationId,
-    /// `done` or `unresolved`.
-    pub state: ReservationState,
-    /// The lane's receipt (its outcome is `needs_review` if the save failed).
-    pub receipt: Receipt,
-}
-
-/// An owned snapshot of one reservation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReservationView {
-    /// Its id.
-    pub id: ReservationId,
-    /// Its queue.
-    pub queue: Label,
-    /// Its project.
-    pub project: Label,
-    /// Its run label.
-    pub run: Label,
-    /// Where it is.
-    pub state: ReservationState,
-    /// The outcome, once the work has returned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<Outcome>,
-}
+pub use types::{
+    DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
+};
 
 struct Reservation {
     queue: u32,
@@ -348,6 +112,9 @@ pub struct Dispatcher {
     /// The waiting lines, one per (project, queue), flat: project `p`, queue `q` at
     /// `p * queues + q`.
     lines: Vec<Line>,
+    /// The journal, if this dispatcher keeps one (feature `journal`).
+    #[cfg(feature = "journal")]
+    journal: Option<Box<journal::DispatchJournal>>,
 }
 
 impl Dispatcher {
@@ -374,6 +141,8 @@ impl Dispatcher {
             projects: Vec::new(),
             project_index: HashMap::new(),
             lines: Vec::new(),
+            #[cfg(feature = "journal")]
+            journal: None,
         })
     }
 
@@ -400,6 +169,28 @@ impl Dispatcher {
         project: &str,
         run: &str,
     ) -> Result<ReservationId, DispatchError> {
+        self.journaled(
+            |d| d.enqueue_now(queue, project, run),
+            |d, result| {
+                let call = Call::Enqueue {
+                    queue: input(queue),
+                    project: input(project),
+                    run: input(run),
+                };
+                Some((
+                    call,
+                    answer(result, |id| Ok(Answer::Reservation(d.reservation(*id)?)))?,
+                ))
+            },
+        )
+    }
+
+    fn enqueue_now(
+        &mut self,
+        queue: &str,
+        project: &str,
+        run: &str,
+    ) -> Result<ReservationId, DispatchError> {
         let q = self.queue_index(queue)?;
         let project = Label::new(project)?;
         let run = Label::new(run)?;
@@ -413,14 +204,9 @@ impl Dispatcher {
             outcome: None,
             next: None,
         });
-        let line = self.line(p, q);
-        let line = &mut self.lines[line];
-        match line.tail.replace(id) {
-            Some(tail) => self.reservations[index(tail)].next = Some(id),
-            None => line.head = Some(id),
-        }
-        let offer = line.head == Some(id) && self.projects[p as usize].available();
-        self.queues[q].retained += 1;
+        self.append(q, p, id);
+        let offer =
+            self.lines[self.line(p, q)].head == Some(id) && self.projects[p as usize].available();
         if offer {
             self.queues[q].ready.insert(id, p);
         }
@@ -430,6 +216,23 @@ impl Dispatcher {
     /// Hands out the oldest reservation in `queue` whose project is available, claiming its
     /// lane; `None` when every waiting item is retained behind a busy or blocked project.
     pub fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
+        self.journaled(
+            |d| d.dispatch_now(queue),
+            |d, result| {
+                let call = Call::Dispatch {
+                    queue: input(queue),
+                };
+                // A dispatch that hands out nothing changes nothing: it is not journaled.
+                let answer = answer(result, |job| match job {
+                    Some(job) => Ok(Answer::Dispatched(d.reservation(job.reservation)?)),
+                    None => Err(DispatchError::UnknownReservation),
+                })?;
+                Some((call, answer))
+            },
+        )
+    }
+
+    fn dispatch_now(&mut self, queue: &str) -> Result<Option<Job>, DispatchError> {
         let q = self.queue_index(queue)?;
         let Some((&id, &p)) = self.queues[q].ready.first_key_value() else {
             return Ok(None);
@@ -466,6 +269,26 @@ impl Dispatcher {
         id: ReservationId,
         outcome: Outcome,
     ) -> Result<FinalState, DispatchError> {
+        self.journaled(
+            |d| d.finish_now(id, outcome),
+            |d, result| {
+                let call = Call::Finish {
+                    reservation: id,
+                    outcome,
+                };
+                Some((
+                    call,
+                    answer(result, |_| Ok(Answer::Persisting(d.reservation(id)?)))?,
+                ))
+            },
+        )
+    }
+
+    fn finish_now(
+        &mut self,
+        id: ReservationId,
+        outcome: Outcome,
+    ) -> Result<FinalState, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Dispatched {
             return Err(DispatchError::NotDispatched);
@@ -485,6 +308,19 @@ impl Dispatcher {
     /// reservation's own lease, exactly once. A failed save, or an outcome of `needs_review`,
     /// leaves the reservation unresolved and blocks its project until [`resolve`](Self::resolve).
     pub fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
+        self.journaled(
+            |d| d.persisted_now(id, saved),
+            |_, result| {
+                let call = Call::Persist {
+                    reservation: id,
+                    saved,
+                };
+                Some((call, answer(result, |s| Ok(Answer::Settled(s.clone())))?))
+            },
+        )
+    }
+
+    fn persisted_now(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Persisting {
             return Err(DispatchError::NotPersisting);
@@ -522,6 +358,19 @@ impl Dispatcher {
     /// Cancels a queued reservation. One that was already dispatched gets `NOT_QUEUED`: between
     /// a cancel and a dispatch racing for the same reservation, exactly one wins.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        self.journaled(
+            |d| d.cancel_now(id),
+            |_, result| {
+                let call = Call::Cancel { reservation: id };
+                Some((
+                    call,
+                    answer(result, |v| Ok(Answer::Reservation(v.clone())))?,
+                ))
+            },
+        )
+    }
+
+    fn cancel_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Queued {
             return Err(DispatchError::NotQueued);
@@ -541,6 +390,19 @@ impl Dispatcher {
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.
     pub fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
+        self.journaled(
+            |d| d.resolve_now(id),
+            |_, result| {
+                let call = Call::Resolve { reservation: id };
+                Some((
+                    call,
+                    answer(result, |v| Ok(Answer::Reservation(v.clone())))?,
+                ))
+            },
+        )
+    }
+
+    fn resolve_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
         let r = self.get_mut(id)?;
         if r.state != ReservationState::Unresolved {
             return Err(DispatchError::NotUnresolved);
@@ -619,6 +481,17 @@ impl Dispatcher {
     fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
         let i = self.slot(id)?;
         Ok(&mut self.reservations[i])
+    }
+
+    /// Puts the queued reservation `id` at the end of project `p`'s waiting line in queue `q`.
+    fn append(&mut self, q: usize, p: u32, id: ReservationId) {
+        let line = self.line(p, q);
+        let line = &mut self.lines[line];
+        match line.tail.replace(id) {
+            Some(tail) => self.reservations[index(tail)].next = Some(id),
+            None => line.head = Some(id),
+        }
+        self.queues[q].retained += 1;
     }
 
     /// Removes the head of project `p`'s waiting line in queue `q`, then any cancelled ids that

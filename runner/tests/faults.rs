@@ -1,5 +1,6 @@
-//! Seed 000's fault scenarios on the threaded runner, made deterministic with gates (channels)
-//! and condition waits on the dispatcher's state: no sleeps.
+//! Faults on the threaded runner: a held save, retention in one queue, a cancel racing a
+//! dispatch, panicking and failing work and saves, unresolved results. Made deterministic with
+//! gates (channels) and condition waits on the dispatcher's state: no sleeps.
 
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -7,7 +8,7 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use project_lanes::Outcome;
 use project_lanes::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationState};
-use project_lanes::runner::Runner;
+use project_lanes_runner::Runner;
 
 /// Gates keyed by run label: a step for that run blocks until the gate is opened.
 #[derive(Clone, Default)]

@@ -1,0 +1,47 @@
+//! Saved example records: what the lanes did, step by step, in a versioned format.
+//!
+//! A record is produced by running a scenario on the real core and saving every input and result
+//! (see the `lane-records` generator), or exported from a running system's
+//! [journal](crate::journal). [`replay`] runs a record's steps on fresh lanes (or a fresh
+//! dispatcher), set to the record's starting state if it has one, and compares every saved
+//! result, so anyone can check a record, including one written by hand. The format (versions 1
+//! and 2) is documented in `records/README.md` and `records/schema.json`.
+//!
+//! Inside: `format` (the types, field by field), `check` ([`Record::check`], [`Index::check`] and
+//! [`Header::check`]: the rules JSON alone cannot express), `replay` ([`replay`], [`Replay`]) and
+//! the engine both it and the [`Recorder`] run steps on, and [`json`] (feature `json`): reading
+//! record files with `serde_json`, the one reader the command line and the viewer share, so the
+//! same bytes get the same verdict everywhere. It parses [`Header`] first: a file in an unknown
+//! format or version is then refused with a precise error instead of a confusing one about a
+//! field.
+//!
+//! ```
+//! use project_lanes::record::{Header, Record};
+//!
+//! let text = r#"{"format":"project-lanes/record","version":99}"#;
+//! let header: Header = serde_json::from_str(text).unwrap();
+//! assert_eq!(header.check().unwrap_err().to_string(),
+//!     "unsupported record version 99 (this build reads versions 1 and 2)");
+//! ```
+
+mod check;
+mod engine;
+mod error;
+mod format;
+mod recorder;
+mod replay;
+mod time;
+
+#[cfg(feature = "json")]
+pub mod json;
+
+pub use error::RecordError;
+pub use format::{
+    FORMAT, Field, Header, INDEX_FORMAT, Index, IndexEntry, Input, LeaseRecord, MAX_INPUT_CHARS,
+    MAX_NAME_CHARS, MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, MAX_TEXT_CHARS, Nothing, Op, Origin,
+    OriginKind, Record, Start, StartLease, StartLeaseState, Step, StepResult, Text, Untouched,
+    VERSION, VERSION_2, VERSIONS,
+};
+pub use recorder::Recorder;
+pub use replay::{Replay, ReplayMismatch, replay};
+pub use time::{Timestamp, TimestampError};

@@ -1,0 +1,121 @@
+//! The built site (`target/dist/`, as `cargo xtask serve` serves it) loaded in each engine: the
+//! real glue, pages, content types and records together. A page passes when its DOM holds what a
+//! reader must see; one that does not within the limit fails with what it showed and the
+//! requests still open.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::engines::Installed;
+use crate::serve::{OpenRequests, StaticServer};
+use crate::util::{Result, project_root, step};
+use crate::webdriver::{Driver, Look};
+
+/// How long one page may take to show what it must.
+const PAGE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Each page of the site and what its DOM must hold once it has rendered.
+pub const PAGES: [(&str, &[&str]); 2] = [
+    (
+        "index.html#record=persistence-gate&lang=ja",
+        &[
+            "data-lane-viewer=\"\" lang=\"ja\"",
+            "data-selected-record=\"persistence-gate\"",
+            "data-reservation=\"R1\"",
+            "data-nothing-executed",
+        ],
+    ),
+    (
+        "embed.html",
+        &[
+            "data-selected-record=\"busy-project\"",
+            "data-selected-record=\"stale-release\"",
+            "data-untouched-project=\"site\"",
+        ],
+    ),
+];
+
+/// Checks every page of the built site `dist` in each engine.
+pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
+    let server = StaticServer::bind(dist, 0)?;
+    let open = server.open_requests();
+    let addr = server.spawn();
+    let logs = project_root().join("target/smoke");
+    std::fs::create_dir_all(&logs)?;
+    for installed in engines {
+        let engine = installed.engine;
+        step(&format!(
+            "checking the built site in {} (index.html, embed.html)",
+            engine.label()
+        ));
+        let log = logs.join(format!("{}-driver.log", engine.name()));
+        let driver = Driver::start(installed, Look::default(), &log)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime
+            .block_on(async {
+                let client = driver.session().await?;
+                let mut result = Ok(());
+                for (page, expected) in PAGES {
+                    let url = format!("http://{addr}/{page}");
+                    result = check_page(&client, &url, expected, &open).await;
+                    if result.is_err() {
+                        break;
+                    }
+                    println!("ok: {page} in {}", engine.label());
+                }
+                let _ = client.close().await;
+                result
+            })
+            .map_err(|e| {
+                format!(
+                    "the built site in {}: {e}\n  the driver's log: {}",
+                    engine.label(),
+                    log.display()
+                )
+            })?;
+    }
+    Ok(())
+}
+
+/// Opens `url` and waits until its DOM holds every `expected` string.
+async fn check_page(
+    client: &fantoccini::Client,
+    url: &str,
+    expected: &[&str],
+    open: &OpenRequests,
+) -> Result<()> {
+    let started = Instant::now();
+    client.goto(url).await?;
+    let mut dom = String::new();
+    while started.elapsed() < PAGE_LIMIT {
+        dom = page_html(client).await?;
+        if expected.iter().all(|e| dom.contains(e)) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let missing: Vec<&&str> = expected.iter().filter(|e| !dom.contains(**e)).collect();
+    let mut report = format!(
+        "{url} did not render {missing:?} within {} s",
+        PAGE_LIMIT.as_secs()
+    );
+    for (url, age) in open.list_since(started) {
+        report.push_str(&format!(
+            "\n  request still open: {url} (for {:.1} s)",
+            age.as_secs_f64()
+        ));
+    }
+    report.push_str("\n  page excerpt:\n");
+    report.push_str(&dom.chars().take(2000).collect::<String>());
+    Err(report.into())
+}
+
+/// The page's DOM as HTML, as it is now.
+pub async fn page_html(client: &fantoccini::Client) -> Result<String> {
+    let value = client
+        .execute("return document.documentElement.outerHTML;", vec![])
+        .await?;
+    Ok(value.as_str().unwrap_or_default().to_owned())
+}
