@@ -581,3 +581,31 @@ pub fn clear_hash() {
         .replace_state_with_url(&JsValue::NULL, "", Some("#"))
         .unwrap();
 }
+
+/// Where WebAssembly's stack pointer (`__stack_pointer`, the top of the shadow stack Rust keeps
+/// in linear memory) stands when the browser enters this module from a fresh task: the address
+/// of a local in a function called from a timer. Code that returns normally puts the pointer
+/// back; a JavaScript exception that leaves the module from a task skips that code and lowers it
+/// for good.
+pub async fn entry_stack_pointer() -> usize {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    #[inline(never)]
+    fn local_address() -> usize {
+        let local = 0_u64;
+        std::hint::black_box(&local) as *const u64 as usize
+    }
+    let seen = Rc::new(Cell::new(0));
+    let promise = Promise::new(&mut |resolve, _| {
+        let seen = seen.clone();
+        let callback = Closure::once_into_js(move || {
+            seen.set(local_address());
+            resolve.call0(&JsValue::UNDEFINED).unwrap();
+        });
+        window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0)
+            .unwrap();
+    });
+    JsFuture::from(promise).await.unwrap();
+    seen.get()
+}
