@@ -14,6 +14,8 @@
 //!   link's wishes) and its transitions, each returning what to show again.
 //! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
 //!   `#record=…&lang=…&step=…` address.
+//! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
+//!   browser).
 //!
 //! It fetches nothing, reads no files and replays nothing: the viewer does.
 //!
@@ -37,5 +39,6 @@ pub mod i18n;
 pub mod panel;
 pub mod state;
 pub mod steps;
+pub mod time;
 pub mod timeline;
 pub mod tree;

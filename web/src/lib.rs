@@ -42,6 +42,7 @@ mod steps;
 pub mod timeline;
 mod tree;
 mod verify;
+mod zone;
 
 /// The catalog (`lane_view::i18n`): every string the viewer shows.
 pub use lane_view::i18n;

@@ -142,6 +142,9 @@ impl Core {
         if changes.panel && !changes.all {
             *self.settled.borrow_mut() = view.render_panel(&state);
         }
+        if changes.timeline && !changes.panel && !changes.all {
+            view.redraw_timeline(&state, true);
+        }
         // A panel drawn again shows the current step too (it stays across redraws).
         if changes.step.is_some() || changes.panel || changes.all {
             let settled = self.settled.borrow().clone();
