@@ -207,7 +207,7 @@ fn draw(
     }
     patterns(t, root, prefix);
     match time {
-        Some((first, zone)) => time_axis(t, root, &g, (first, zone), rows_end),
+        Some((first, zone)) => time_axis(t, root, &g, (first, zone, lang), rows_end),
         None => axis(t, root, &g, model.steps, rows_end),
     }
 
@@ -316,7 +316,13 @@ fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
 
 /// Times of day in the reader's zone at a readable interval (whole milliseconds, seconds,
 /// minutes, hours or days of local time), and a light grid at each down to `rows_end`.
-fn time_axis(t: &mut Tree, root: N, g: &Geometry, (first, zone): (u64, &dyn Zone), rows_end: u64) {
+fn time_axis(
+    t: &mut Tree,
+    root: N,
+    g: &Geometry,
+    (first, zone, lang): (u64, &dyn Zone, Lang),
+    rows_end: u64,
+) {
     const SECOND: u64 = 1_000;
     const MINUTE: u64 = 60 * SECOND;
     const HOUR: u64 = 60 * MINUTE;
@@ -363,7 +369,7 @@ fn time_axis(t: &mut Tree, root: N, g: &Geometry, (first, zone): (u64, &dyn Zone
         365 * DAY,
     ]
     .into_iter()
-    .find(|&every| u128::from(every) * u128::from(g.plot_w) >= u128::from(span) * min_px)
+    .find(|&every| every.saturating_mul(g.plot_w) >= span.saturating_mul(min_px))
     .unwrap_or(365 * DAY);
     let digits = match every {
         e if e < SECOND => 3,
@@ -390,12 +396,11 @@ fn time_axis(t: &mut Tree, root: N, g: &Geometry, (first, zone): (u64, &dyn Zone
         let at = (tick - offset).max(0) as u64;
         let local = Local::at(at, zone);
         let label = if every >= DAY {
-            local.date(Lang::En)
+            local.date(lang)
         } else {
             local.clock(digits)
         };
-        let x =
-            left + (u128::from(from_first) * u128::from(right - left) / u128::from(span)) as u64;
+        let x = left + (from_first as f64 * (right - left) as f64 / span as f64) as u64;
         let w = small_w(&label);
         let (tx, anchor) = if x + w / 2 > (WIDTH - 2) * 100 {
             ((WIDTH - 2) * 100, "end")

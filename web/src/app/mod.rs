@@ -84,8 +84,13 @@ impl Core {
     /// moves only once the view is released: `focus()` fires events whose handlers may call the
     /// viewer.
     pub fn call(&self, f: impl FnOnce(&Core, &mut View) + 'static) {
+        // Boxed at once: one copy of what follows, not one per caller.
+        self.call_boxed(Box::new(f));
+    }
+
+    fn call_boxed(&self, f: Call) {
         let Ok(mut view) = self.view.try_borrow_mut() else {
-            self.queue.borrow_mut().push_back(Box::new(f));
+            self.queue.borrow_mut().push_back(f);
             return;
         };
         f(self, &mut view);
