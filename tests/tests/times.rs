@@ -152,7 +152,7 @@ async fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
         (
             "ja",
             "稼働中のシステム「build farm」から記録したものです。".to_string(),
-            format!("{} 以降の遷移です。", local(since, "ja")),
+            format!("{}以降の遷移です。", local(since, "ja")),
         ),
     ] {
         let m = mount_journal("farm-window", lang).await;

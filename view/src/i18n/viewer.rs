@@ -240,15 +240,15 @@ catalog! {
         /// The window a journal's record was cut from; `{0}`, `{1}`: its first and end times.
         WindowBoth {
             en: "Transitions from {0} until {1}.",
-            ja: "{0} から {1} までの遷移です。",
+            ja: "{0}から{1}までの遷移です。",
         }
         WindowSince {
             en: "Transitions from {0}.",
-            ja: "{0} 以降の遷移です。",
+            ja: "{0}以降の遷移です。",
         }
         WindowUntil {
             en: "Transitions until {0}.",
-            ja: "{0} までの遷移です。",
+            ja: "{0}までの遷移です。",
         }
         /// `{0}`: the reader's zone as an offset (`UTC+09:00`).
         TimesInZone {

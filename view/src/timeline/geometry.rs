@@ -117,11 +117,11 @@ impl Geometry {
                 / self.steps.max(1)
     }
 
-    /// The middle of `step`'s column, in hundredths; `col` is a column's width when every step
-    /// has one.
+    /// Where a mark for `step` goes, in hundredths: the middle of its column (`col` wide) with
+    /// one column per step; on a time axis, its moment (its column's left edge).
     pub(super) fn center(&self, step: usize, col: u64) -> u64 {
         match self.edges {
-            Some(_) => (self.x(step) + self.x(step + 1)) / 2,
+            Some(_) => self.x(step),
             None => self.x(step) + col / 2,
         }
     }
@@ -179,7 +179,7 @@ mod tests {
             (g.x(0), g.x(1), g.x(2), g.x(3)),
             (10_000, 20_000, 50_000, 63_300)
         );
-        assert_eq!(g.center(1, 0), 35_000);
+        assert_eq!(g.center(1, 0), 20_000, "a mark at the step's moment");
         assert_eq!(g.step_at(19_999), Some(0));
         assert_eq!(g.step_at(49_999), Some(1));
         assert_eq!(g.step_at(63_299), Some(2));
