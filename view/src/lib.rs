@@ -19,6 +19,23 @@
 //!
 //! It fetches nothing, reads no files and replays nothing: the viewer does.
 //!
+//! A record's timeline as HTML markup, as the README shows it:
+//!
+//! ```
+//! use lane_view::i18n::Lang;
+//! use lane_view::tree::{ROOT, Tree, html};
+//!
+//! let record: project_lanes::record::Record =
+//!     serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();
+//! let mut tree = Tree::new();
+//! lane_view::timeline::section(&mut tree, ROOT, Lang::Ja, &record, "doc");
+//! let svg_section = html::write(&tree);
+//! assert!(svg_section.starts_with("<section class=\"lv-timeline\">"));
+//! assert!(svg_section.contains("<svg class=\"lv-tl-svg\""));
+//! ```
+//!
+//! The frame around a record, for instance the language switcher:
+//!
 //! ```
 //! use lane_view::i18n::Lang;
 //! use lane_view::tree::{ROOT, Tree, html};
