@@ -280,7 +280,7 @@ async fn replay_compares_results_never_times() {
     let m = mount_journal("shop-journal", "en").await;
     let root = m.root();
     m.viewer
-        .open_text("moved.json", serde_json::to_string(&record).unwrap().into());
+        .open_text("moved.json", serde_json::to_string(&record).unwrap());
     assert!(
         eventually(|| { attr(&panel(&root), "data-selected-record").as_deref() == Some("moved") })
             .await
