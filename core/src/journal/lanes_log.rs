@@ -36,7 +36,7 @@ use std::collections::{BinaryHeap, VecDeque};
 #[cfg(feature = "journal")]
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::dispatch::DispatchError;
+use crate::dispatch::types::DispatchError;
 use crate::record::Timestamp;
 use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt};
 
