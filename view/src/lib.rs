@@ -37,5 +37,6 @@ pub mod i18n;
 pub mod panel;
 pub mod state;
 pub mod steps;
+pub mod still;
 pub mod timeline;
 pub mod tree;

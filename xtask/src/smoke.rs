@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::engines::Installed;
+use crate::engines::{Engine, Installed};
 use crate::serve::{OpenRequests, StaticServer};
 use crate::util::{Result, project_root, step};
 use crate::webdriver::{Driver, Look};
@@ -34,6 +34,18 @@ pub const PAGES: [(&str, &[&str]); 2] = [
         ],
     ),
 ];
+
+/// The page with records inside it, opened from the folder (`file://`) in Chromium, and what it
+/// must show: both records replayed by the standalone build, with no hash to compare.
+pub const OFFLINE: (&str, &[&str]) = (
+    "offline.html",
+    &[
+        "data-selected-record=\"busy-project\"",
+        "data-selected-record=\"stale-release\"",
+        "data-verification=\"verified\"",
+        "data-no-hash",
+    ],
+);
 
 /// Checks every page of the built site `dist` in each engine.
 pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
@@ -64,6 +76,14 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
                         break;
                     }
                     println!("ok: {page} in {}", engine.label());
+                }
+                if result.is_ok() && engine == Engine::Chromium {
+                    // A folder opened from a disk: no server, module scripts and fetches refused.
+                    let url = format!("file://{}", dist.join(OFFLINE.0).display());
+                    result = check_page(&client, &url, OFFLINE.1, &open).await;
+                    if result.is_ok() {
+                        println!("ok: {url} in {}", engine.label());
+                    }
                 }
                 let _ = client.close().await;
                 result
