@@ -50,7 +50,8 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
 
 /// The timeline of `record` alone, as a standalone SVG file (for a README or a slide): the
 /// viewer's drawing and its row labels, with `css` (the viewer's stylesheet) inside, so it
-/// follows the reader's light or dark scheme. XML, so `&nbsp;` is written as `&#160;`.
+/// follows the reader's light or dark scheme. XML, so `&nbsp;` is written as `&#160;` and the
+/// stylesheet is character data.
 pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
     let mut t = Tree::new();
     crate::timeline::section(&mut t, ROOT, lang, record, "lv");
@@ -74,10 +75,10 @@ pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
     ));
     out.push_str("<title>");
     escape_xml(record.title.get(lang.tag()), &mut out);
-    out.push_str("</title><style>");
-    // The stylesheet holds no `<` or `&`: it goes in as it is (checked by a test).
-    out.push_str(css);
-    out.push_str("</style>");
+    out.push_str("</title><style><![CDATA[\n");
+    // Character data: only `]]>` would end it (a stylesheet never holds it; split if it did).
+    out.push_str(&css.replace("]]>", "]]]]><![CDATA[>"));
+    out.push_str("]]></style>");
     for svg in &drawings {
         out.push_str(&svg.replace("&nbsp;", "&#160;"));
     }
