@@ -340,4 +340,35 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn the_standalone_build_is_one_classic_script_with_the_wasm_inside() {
+        let glue = "import { buildTree } from './snippets/x/js/tree.js';\n\
+                    export class Viewer {}\n\
+                    export function mount(e, o) { return buildTree(e, o); }\n\
+                    async function __wbg_init(m) { return new URL('lane_viewer_bg.wasm', import.meta.url); }\n\
+                    export { initSync, __wbg_init as default };\n";
+        let snippet = "export function buildTree(a, b) { return [a, b]; }\n";
+        let element =
+            std::fs::read_to_string(crate::util::project_root().join("www/lane-viewer.js"))
+                .unwrap();
+        let js = super::standalone(b"\0asm", snippet, glue, &element).unwrap();
+        assert!(
+            js.contains("const WASM = \"AGFzbQ==\";"),
+            "the wasm as base64"
+        );
+        for line in js.lines() {
+            assert!(
+                !line.starts_with("import ") && !line.starts_with("export "),
+                "{line}"
+            );
+        }
+        assert!(!js.contains("import.meta") && !js.contains("import("));
+        assert!(js.contains("function buildTree(a, b)") && js.contains("class Viewer {}"));
+        assert!(js.contains("await __wbg_init({ module_or_path: bytes })"));
+        assert!(js.contains("customElements.define(\"lane-viewer\""));
+        // Without the loader markers there is nothing to replace: an error, not a module script.
+        let e = super::standalone(b"", snippet, glue, "import(x)").unwrap_err();
+        assert!(e.to_string().contains("// <loader>"), "{e}");
+    }
 }
