@@ -99,7 +99,9 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
     Ok(())
 }
 
-/// Opens `url` and waits until its DOM holds every `expected` string.
+/// Opens `url` and waits until its DOM holds every `expected` string, bringing each
+/// `<lane-viewer>` that has not started into view in turn, as a reader scrolling down does (the
+/// element starts its wasm only near the viewport).
 async fn check_page(
     client: &fantoccini::Client,
     url: &str,
@@ -110,6 +112,13 @@ async fn check_page(
     client.goto(url).await?;
     let mut dom = String::new();
     while started.elapsed() < PAGE_LIMIT {
+        client
+            .execute(
+                "const next = [...document.querySelectorAll('lane-viewer')].find((e) => !e.viewer);
+                 if (next) next.scrollIntoView();",
+                vec![],
+            )
+            .await?;
         dom = page_html(client).await?;
         if expected.iter().all(|e| dom.contains(e)) {
             return Ok(());
