@@ -32,6 +32,8 @@
 //! let svg_section = html::write(&tree);
 //! assert!(svg_section.starts_with("<section class=\"lv-timeline\">"));
 //! assert!(svg_section.contains("<svg class=\"lv-tl-svg\""));
+//! let page = lane_view::still::fragment(&record, Lang::En, "doc"); // what `render --html` writes
+//! assert!(page.contains("data-step=\"0\""));
 //! ```
 //!
 //! The frame around a record, for instance the language switcher:
@@ -56,6 +58,7 @@ pub mod i18n;
 pub mod panel;
 pub mod state;
 pub mod steps;
+pub mod still;
 pub mod time;
 pub mod timeline;
 pub mod tree;

@@ -94,6 +94,12 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
     }
 }
 
+/// The note that a record came without an index: no SHA-256 to compare (`[data-no-hash]`).
+pub fn no_hash(t: &mut Tree, parent: N, lang: Lang) {
+    let note = t.el_text(parent, "p", "lv-no-hash", text(lang, Msg::NoHash));
+    t.attr(note, "data-no-hash", "");
+}
+
 /// The queues of a dispatcher record ("Queues: general, delivery"); nothing for other records.
 pub fn queues(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     if !record.is_dispatcher() {
@@ -228,7 +234,7 @@ fn lane_attrs(t: &mut Tree, node: N, view: &LaneView) {
 }
 
 /// The lanes after the last step, as a table.
-fn final_lanes(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+pub fn final_lanes(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     let table = t.el(parent, "table", "lv-final");
     let thead = t.el(table, "thead", "");
     let head = t.el(thead, "tr", "");

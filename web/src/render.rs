@@ -88,6 +88,9 @@ pub fn panel(
     let verification = panel::head(&mut t, ROOT, lang, loaded);
     panel::origin(&mut t, ROOT, lang, record, &Browser);
     attr(panel, "data-verification", verification);
+    if !entry.hashed {
+        panel::no_hash(&mut t, ROOT, lang);
+    }
     if verification == "invalid" {
         // A record that breaks the format may be of any shape (a step with 270,000 lanes, say):
         // only the located error and its JSON are shown.

@@ -31,6 +31,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
     copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    element_site(&root, &site)?;
     // The corpus of hostile and edge-case record files with their expected verdicts, which
     // `lane-records replay` must give too (`records/tests/corpus.rs`).
     let corpus = root.join("records/tests/corpus");
@@ -110,6 +111,37 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
     }
     Ok(site)
+}
+
+/// What the `<lane-viewer>` tests load: the element next to a built viewer (`pkg/`), its
+/// standalone build, and every bundled record's static picture in both languages
+/// (`static/<lang>/<id>.html` and `.svg`, from `lane-records render`'s code).
+fn element_site(root: &Path, site: &Path) -> Result<()> {
+    crate::dist::build_pkg(&site.join("pkg"))?;
+    copy(
+        &root.join("www/lane-viewer.js"),
+        &site.join("lane-viewer.js"),
+    )?;
+    crate::dist::write_standalone(site)?;
+    let index: Index = serde_json::from_slice(&std::fs::read(root.join("records/index.json"))?)?;
+    let files: Vec<PathBuf> = index
+        .records
+        .iter()
+        .map(|e| root.join("records").join(&e.file))
+        .collect();
+    for lang in [lane_view::i18n::Lang::En, lane_view::i18n::Lang::Ja] {
+        let dir = site.join("static").join(lang.tag());
+        let outputs = lane_records::render::Outputs {
+            html: Some(&dir),
+            svg: Some(&dir),
+            lang,
+        };
+        let made = lane_records::render::render(&files, &outputs)?;
+        let targets: Vec<(PathBuf, &lane_records::OutputFile)> =
+            made.iter().map(|(d, f)| (d.clone(), f)).collect();
+        lane_records::write_files(&targets)?;
+    }
+    Ok(())
 }
 
 fn text(en: &str, ja: &str) -> Text {

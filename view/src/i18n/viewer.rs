@@ -199,6 +199,14 @@ catalog! {
             en: "Replayed on the core in this browser: its {0} step matches",
             ja: "このブラウザ上のコアで再生しました：{0} ステップが一致します",
         }
+        NoHash {
+            en: "No index came with this record, so there is no SHA-256 to compare its file with; it is checked and replayed all the same.",
+            ja: "この記録には記録の一覧がないため、ファイルと照合する SHA-256 はありません。検査と再生はほかの記録と同じく行います。",
+        }
+        NotYetVerified {
+            en: "A static picture of this record, not yet checked or replayed: the viewer replays it on the core in this browser when it starts.",
+            ja: "この記録の静的な表示です。まだ検査も再生もしていません。ビューアが起動すると、このブラウザ上のコアで再生します。",
+        }
         MismatchStep {
             en: "Step {0} ({1}) does not match the core:",
             ja: "ステップ {0}（{1}）がコアと一致しません：",

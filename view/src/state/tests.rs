@@ -28,6 +28,7 @@ fn record(id: &str, steps: usize) -> Entry<()> {
         url: None,
         opened: false,
         named_by_file: false,
+        hashed: true,
         content: Content::Loaded(Rc::new(Loaded::new(record, ()))),
     }
 }

@@ -51,13 +51,24 @@ pub struct Core {
 pub type Shared = Rc<Core>;
 
 impl Core {
-    /// Creates a viewer inside `host` with a loading message.
-    pub fn create(host: &Element, lang: Lang, follows_link: bool, open_controls: bool) -> Shared {
+    /// Creates a viewer inside `host` with a loading message; `tabs`: the row of record tabs is
+    /// shown (else the selected record alone).
+    pub fn create(
+        host: &Element,
+        lang: Lang,
+        follows_link: bool,
+        open_controls: bool,
+        tabs: bool,
+    ) -> Shared {
         let doc = host
             .owner_document()
             .expect_throw("element is not in a document");
         let prefix = next_prefix(&doc);
         let view = View::create(host, doc, prefix, open_controls);
+        if !tabs {
+            // Kept in the page (the panel is labelled by its tab), not shown.
+            view.tablist.set_attribute("hidden", "").ok();
+        }
         if follows_link {
             let _ = Reflect::set(&view.doc, &hash_owner_key(), &view.root);
         }

@@ -28,7 +28,7 @@ pub struct View {
     status: Element,
     langs: Element,
     tools: Element,
-    tablist: Element,
+    pub(super) tablist: Element,
     panel: Element,
     pub(super) listeners: Vec<Listener>,
     pub(super) destroyed: bool,
