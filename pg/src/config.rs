@@ -116,14 +116,19 @@ fn default_actor() -> String {
     } else {
         String::new()
     };
-    let host = if host.trim().is_empty() { "localhost".to_owned() } else { host };
+    let host = if host.trim().is_empty() {
+        "localhost".to_owned()
+    } else {
+        host
+    };
     format!("{host}/{}", std::process::id())
 }
 
 impl fmt::Debug for PgConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("PgConfig");
-        d.field("schema", &self.schema).field("timeout", &self.timeout);
+        d.field("schema", &self.schema)
+            .field("timeout", &self.timeout);
         if let Some(actor) = &self.actor {
             d.field("actor", actor);
         }

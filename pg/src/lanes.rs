@@ -126,7 +126,12 @@ impl PgLanes {
         self.session
             .query_opt(
                 &self.sql.stop,
-                &[&lease.project(), &lease.token, &lease.run(), &lease.signed()],
+                &[
+                    &lease.project(),
+                    &lease.token,
+                    &lease.run(),
+                    &lease.signed(),
+                ],
             )?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(LaneView::held(
