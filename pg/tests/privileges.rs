@@ -97,13 +97,24 @@ fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
     let lease = lanes.claim("docs", "build-1").unwrap();
     lanes.release(&lease, Outcome::Succeeded).unwrap();
     let (code, out, err) = common::lanes_pg(&["audit", &app.url(), &schema]);
-    assert_eq!((code, out.trim()), (Some(0), "all 2 transitions match"), "{err}");
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 2 transitions match"),
+        "{err}"
+    );
 
     let (code, _, err) = common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s"]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.starts_with("lanes-pg: ") && err.contains("42501"), "{err}");
+    assert!(
+        err.starts_with("lanes-pg: ") && err.contains("42501"),
+        "{err}"
+    );
     let (_, out, _) = common::lanes_pg(&["audit", &app.url(), &schema]);
-    assert_eq!(out.trim(), "all 2 transitions match", "the refused prune removed rows");
+    assert_eq!(
+        out.trim(),
+        "all 2 transitions match",
+        "the refused prune removed rows"
+    );
 
     let (code, out, err) = common::lanes_pg(&["prune", &owner.url(), &schema, "--before", "0s"]);
     assert_eq!(code, Some(0), "{err}");

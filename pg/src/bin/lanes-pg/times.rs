@@ -16,13 +16,7 @@ pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
     let at = if let Ok(at) = text.parse::<jiff::Timestamp>() {
         u64::try_from(at.as_millisecond()).map_err(|_| format!("{text:?} is before 1970"))?
     } else {
-        let span = text
-            .parse::<jiff::SignedDuration>()
-            .map_err(|_| explain())?;
-        if span.is_negative() || span.is_zero() && !text.starts_with('0') {
-            return Err(explain());
-        }
-        let span = Duration::try_from(span).map_err(|_| explain())?;
+        let span = span(text).ok_or_else(explain)?;
         let now = now
             .duration_since(UNIX_EPOCH)
             .map_err(|_| "the system clock is before 1970".to_owned())?;
@@ -32,6 +26,39 @@ pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
         u64::try_from(at.as_millis()).map_err(|_| explain())?
     };
     Timestamp::from_millis(at).map_err(|e| e.to_string())
+}
+
+/// A span such as `90s`, `15m`, `1h30m`, `2d`, `1w`: numbers each with a unit (`ms`, `s`, `m`,
+/// `h`, `d` of 24 hours, `w` of 7 days). Months and years are not spans: their length depends
+/// on where they fall.
+fn span(text: &str) -> Option<Duration> {
+    let mut total: u64 = 0;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let number: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let millis: u64 = match &rest[..unit] {
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "w" => 604_800_000,
+            _ => return None,
+        };
+        total = total.checked_add(number.checked_mul(millis)?)?;
+        rest = &rest[unit..];
+    }
+    Some(Duration::from_millis(total))
 }
 
 /// [`parse_at`] from the system clock, for clap.
@@ -44,7 +71,7 @@ mod tests {
     use super::*;
 
     fn now() -> SystemTime {
-        UNIX_EPOCH + Duration::from_millis(1_796_032_800_000) // 2026-12-01T10:00:00Z
+        UNIX_EPOCH + Duration::from_millis(1_796_032_800_000) // 2026-11-30T10:00:00Z
     }
 
     #[test]
@@ -63,15 +90,23 @@ mod tests {
     #[test]
     fn spans_count_back_from_now() {
         let at = |t: &str| parse_at(t, now()).map(|t| t.to_string());
-        assert_eq!(at("1h").unwrap(), "2026-12-01T09:00:00.000Z");
-        assert_eq!(at("90s").unwrap(), "2026-12-01T09:58:30.000Z");
-        assert_eq!(at("2d").unwrap(), "2026-11-29T10:00:00.000Z");
-        assert_eq!(at("1h30m").unwrap(), "2026-12-01T08:30:00.000Z");
+        assert_eq!(at("1h").unwrap(), "2026-11-30T09:00:00.000Z");
+        assert_eq!(at("90s").unwrap(), "2026-11-30T09:58:30.000Z");
+        assert_eq!(at("2d").unwrap(), "2026-11-28T10:00:00.000Z");
+        assert_eq!(at("1h30m").unwrap(), "2026-11-30T08:30:00.000Z");
     }
 
     #[test]
     fn anything_else_is_refused_with_both_forms_named() {
-        for bad in ["", "yesterday", "-1h", "2026-11-30", "1x", "1000000000d"] {
+        for bad in [
+            "",
+            "yesterday",
+            "-1h",
+            "2026-11-30",
+            "1x",
+            "1000000000d",
+            "1mo",
+        ] {
             let e = parse_at(bad, now()).unwrap_err();
             assert!(e.contains(&format!("{bad:?}")), "{e}");
         }
