@@ -60,19 +60,24 @@ fn seq_of(schema: &str, op: &str, code: &str, project: &str) -> i64 {
 fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
     let schema = fresh_schema();
     let (url, dir) = (url(), tempfile::tempdir().unwrap());
+    // Three of them stop after their operations holding what they hold, and are killed.
     let mut workers: Vec<TestProcess> = (0..WORKERS)
         .map(|w| {
-            let seconds = if w < 3 { "30" } else { "3" };
-            TestProcess::start(&["journal-worker", &url, &schema, &w.to_string(), seconds])
+            let mut args = vec!["journal-worker", &url, &schema];
+            let id = w.to_string();
+            args.extend([id.as_str(), "120"]);
+            if w < 3 {
+                args.push("--hang");
+            }
+            TestProcess::start(&args)
         })
         .collect();
     for w in &mut workers {
         assert_eq!(w.line(), "READY");
     }
-    std::thread::sleep(Duration::from_millis(1500));
-    // Three are killed mid-run, holding whatever they held.
     let rest = workers.split_off(3);
-    for w in workers {
+    for mut w in workers {
+        assert_eq!(w.line(), "DONE");
         w.kill();
     }
     for w in rest {
@@ -80,9 +85,9 @@ fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
     }
     // What the dead left: recovery marks it, a person resolves it (both journaled).
     let lanes = PgLanes::connect(&url, &schema).unwrap();
+    let recovered = common::recover_until_marked(|| lanes.recover().unwrap());
+    assert!(!recovered.is_empty(), "the killed workers held nothing");
     let mut d = PgDispatcher::connect(&url, &schema, &["general", "delivery"]).unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    lanes.recover().unwrap();
     for orphan in lanes.orphans().unwrap() {
         lanes.resolve_orphan(&orphan.project).unwrap();
     }
@@ -90,6 +95,19 @@ fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
         if r.state == project_lanes::dispatch::ReservationState::Unresolved {
             d.resolve(r.id).unwrap();
         }
+    }
+
+    // Both were journaled as the core operations of the same effect.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    for via in ["recover", "resolve_orphan"] {
+        let n: i64 = client
+            .query_one(
+                &format!("SELECT count(*) FROM {schema}.lanes_journal WHERE via = $1"),
+                &[&via],
+            )
+            .unwrap()
+            .get(0);
+        assert!(n >= 1, "no transition via {via}");
     }
 
     let mut steps = 0;

@@ -38,6 +38,7 @@
 mod read;
 mod start;
 
+use std::collections::HashSet;
 use std::fmt;
 
 use project_lanes::dispatch::ReservationId;
@@ -335,33 +336,51 @@ impl Stored {
         let mut first: Option<Mismatch> = None;
         for kind in [Kind::Lanes, Kind::Dispatcher] {
             let of = self.of(kind);
-            if of.is_empty() {
-                continue;
-            }
-            let mut export = Export::new("audit", "audit").map_err(JournalError::Export)?;
-            if let Some(since) = since {
-                export = export.since(since);
-            }
-            let found = match self.journal(kind).record(&export) {
-                Ok(record) => {
-                    transitions += record.steps.len();
-                    replay(&record).err().map(|m| {
-                        let kept = kept(&self.start, &of, since);
-                        let step = step_of(&m);
-                        let row = step.and_then(|s| kept.get(s)).copied();
-                        mismatch(row, &m)
-                    })
+            let mut rest = self.journal(kind);
+            // From `since` on, as an export cuts it: in journal order.
+            let lo = since.map_or(0, |since| {
+                of.iter()
+                    .position(|e| e.entry.at.is_some_and(|t| t >= since))
+                    .unwrap_or(of.len())
+            });
+            rest.forget_first(lo);
+            let mut done = lo;
+            // In pieces, each starting from the state after the last, so that a long journal
+            // replays in bounded memory and past a record's step limit.
+            while done < of.len() {
+                let n = AUDIT_PIECE.min(of.len() - done);
+                let rows = &of[done..done + n];
+                let mut piece = if kind == Kind::Lanes {
+                    Journal::lanes()
+                } else {
+                    Journal::dispatcher(&self.queues)
                 }
-                Err(ExportError::Nothing) => None,
-                Err(ExportError::Inconsistent { entry, message }) => {
-                    Some(mismatch_at(of.get(entry).copied(), message))
+                .starting_from(rest.start().clone());
+                piece.extend(rest.entries()[..n].iter().cloned());
+                let export = Export::new("audit", "audit").map_err(JournalError::Export)?;
+                let found = match piece.record(&export) {
+                    Ok(record) => {
+                        transitions += record.steps.len();
+                        replay(&record).err().map(|m| {
+                            let kept = kept(rest.start(), rows);
+                            let row = step_of(&m).and_then(|s| kept.get(s)).copied();
+                            mismatch(row, &m)
+                        })
+                    }
+                    Err(ExportError::Nothing) => None,
+                    Err(ExportError::Inconsistent { entry, message }) => {
+                        Some(mismatch_at(rows.get(entry).copied(), message))
+                    }
+                    Err(e) => return Err(JournalError::Export(e)),
+                };
+                if let Some(found) = found {
+                    if first.as_ref().is_none_or(|f| found.seq < f.seq) {
+                        first = Some(found);
+                    }
+                    break;
                 }
-                Err(e) => return Err(JournalError::Export(e)),
-            };
-            if let Some(found) = found
-                && first.as_ref().is_none_or(|f| found.seq < f.seq)
-            {
-                first = Some(found);
+                rest.forget_first(n);
+                done += n;
             }
         }
         Ok(Audit {
@@ -371,18 +390,15 @@ impl Stored {
     }
 }
 
-/// The rows a full export from `since` keeps, in step order: the core leaves out calls naming a
-/// reservation never enqueued.
-fn kept<'a>(
-    start: &State,
-    of: &[&'a StoredEntry],
-    since: Option<Timestamp>,
-) -> Vec<&'a StoredEntry> {
-    let mut known: Vec<ReservationId> = start.reservations().map(|v| v.id).collect();
+/// How many transitions an audit replays at a time.
+const AUDIT_PIECE: usize = 2_000;
+
+/// The rows an export of `rows` (starting from `start`) keeps, in step order: the core leaves
+/// out calls naming a reservation never enqueued.
+fn kept<'a>(start: &State, rows: &[&'a StoredEntry]) -> Vec<&'a StoredEntry> {
+    let mut known: HashSet<ReservationId> = start.reservations().map(|v| v.id).collect();
     let mut kept = Vec::new();
-    let mut inside = since.is_none();
-    for e in of {
-        inside = inside || since.is_some_and(|s| e.entry.at.is_some_and(|t| t >= s));
+    for e in rows {
         let names = match &e.entry.call {
             Call::Finish { reservation, .. }
             | Call::Persist { reservation, .. }
@@ -390,12 +406,11 @@ fn kept<'a>(
             | Call::Resolve { reservation } => Some(*reservation),
             _ => None,
         };
-        let unknown = names.is_some_and(|id| !known.contains(&id));
         if let (Call::Enqueue { .. }, Answer::Reservation(view)) = (&e.entry.call, &e.entry.answer)
         {
-            known.push(view.id);
+            known.insert(view.id);
         }
-        if inside && !unknown {
+        if names.is_none_or(|id| known.contains(&id)) {
             kept.push(*e);
         }
     }

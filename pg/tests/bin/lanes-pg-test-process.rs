@@ -4,9 +4,10 @@
 //! ```text
 //! lanes-pg-test-process worker URL SCHEMA ID SECONDS   claim and dispatch at random, log every interval
 //! lanes-pg-test-process hold URL SCHEMA PROJ QUEUE     take a lane and a reservation, then wait forever
-//! lanes-pg-test-process journal-worker URL SCHEMA ID SECONDS
-//!     direct lane operations on lane-* projects and dispatcher operations on job-* projects,
-//!     refusals and stop requests included, for a journal to replay (see `journal_worker`)
+//! lanes-pg-test-process journal-worker URL SCHEMA ID OPS [--hang]
+//!     OPS direct lane operations on lane-* projects and dispatcher operations on job-*
+//!     projects, refusals and stop requests included, for a journal to replay; with --hang,
+//!     then takes a job and waits to be killed holding it (see `journal_worker`)
 //! lanes-pg-test-process lease URL SCHEMA PROJ RUN [--drop-handle]
 //!     claim PROJ for RUN, say `CLAIMED <generation>` (after dropping the claiming handle, so
 //!     its session ends, with --drop-handle), wait for a line on stdin, release the lease
@@ -32,10 +33,13 @@ fn main() -> ExitCode {
             (Ok(id), Ok(seconds)) => worker(url, schema, id, seconds),
             _ => Err("worker needs a number ID and a number of SECONDS".into()),
         },
-        ["journal-worker", url, schema, id, seconds] => match (id.parse(), seconds.parse()) {
-            (Ok(id), Ok(seconds)) => journal_worker(url, schema, id, seconds),
-            _ => Err("journal-worker needs a number ID and a number of SECONDS".into()),
-        },
+        ["journal-worker", url, schema, id, ops, rest @ ..] => {
+            match (id.parse(), ops.parse(), rest) {
+                (Ok(id), Ok(ops), []) => journal_worker(url, schema, id, ops, false),
+                (Ok(id), Ok(ops), ["--hang"]) => journal_worker(url, schema, id, ops, true),
+                _ => Err("journal-worker needs a number ID, a number OPS, maybe --hang".into()),
+            }
+        }
         ["hold", url, schema, project, queue] => hold(url, schema, project, queue),
         ["lease", url, schema, project, run] => lease(url, schema, project, run, false),
         ["lease", url, schema, project, run, "--drop-handle"] => {
@@ -158,17 +162,23 @@ const LANE_PROJECTS: [&str; 3] = ["lane-a", "lane-b", "lane-c"];
 const JOB_PROJECTS: [&str; 3] = ["job-a", "job-b", "job-c"];
 const JOURNAL_QUEUES: [&str; 2] = ["general", "delivery"];
 
-/// For `seconds`, at random: claims (often refused), stop requests, releases with every outcome,
+/// `ops` times, at random: claims (often refused), stop requests, releases with every outcome,
 /// releases of leases already released (refused); enqueues, dispatches, finishes, saves that
-/// succeed or fail, resolves of what failed, cancels. Says `READY` once connected; prints
-/// nothing else. Killed at any moment by the tests.
-fn journal_worker(url: &str, schema: &str, id: u64, seconds: f64) -> Result<(), String> {
+/// succeed or fail, resolves of what failed, cancels. Says `READY` once connected. Then releases
+/// what it holds and ends, or, with `hang`, claims a lane and dispatches a job more, says `DONE`
+/// and waits to be killed holding them.
+fn journal_worker(url: &str, schema: &str, id: u64, ops: u64, hang: bool) -> Result<(), String> {
     let config = project_lanes_pg::PgConfig::new(url, schema).actor(&format!("worker-{id}"));
     let lanes = PgLanes::connect_with(&config).map_err(err)?;
-    let mut d = PgDispatcher::connect_with(&config, &JOURNAL_QUEUES).map_err(err)?;
+    // A hanging worker has a queue of its own too, for the job it dies holding.
+    let own = format!("hang-{id}");
+    let mut queues = JOURNAL_QUEUES.to_vec();
+    if hang {
+        queues.push(&own);
+    }
+    let mut d = PgDispatcher::connect_with(&config, &queues).map_err(err)?;
     let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ (id + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     say("READY")?;
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let outcomes = [
         Outcome::Succeeded,
         Outcome::Failed,
@@ -177,9 +187,7 @@ fn journal_worker(url: &str, schema: &str, id: u64, seconds: f64) -> Result<(), 
     ];
     let mut held = Vec::new();
     let mut released = Vec::new();
-    let mut count = 0u64;
-    while Instant::now() < deadline {
-        count += 1;
+    for count in 0..ops {
         match rng.below(12) {
             0..=2 => {
                 let project = LANE_PROJECTS[rng.below(3)];
@@ -223,6 +231,19 @@ fn journal_worker(url: &str, schema: &str, id: u64, seconds: f64) -> Result<(), 
                     }
                 }
             }
+        }
+    }
+    if hang {
+        // A lane and a job of its own, so that it surely dies holding both.
+        held.push(lanes.claim(&format!("lane-h{id}"), "hung").map_err(err)?);
+        d.enqueue(&own, &format!("job-h{id}"), "hung")
+            .map_err(err)?;
+        d.dispatch(&own)
+            .map_err(err)?
+            .ok_or("a job of its own project, in its own queue, is always available")?;
+        say("DONE")?;
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
         }
     }
     for lease in held {

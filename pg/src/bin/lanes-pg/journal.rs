@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use project_lanes::record::{Record, Timestamp};
+use project_lanes::record::{MAX_RECORD_BYTES, Record, Timestamp};
 use project_lanes_pg::PgConfig;
 use project_lanes_pg::journal::{self as pg_journal, Cut, JournalError, Kind};
 use serde_json::json;
@@ -14,8 +14,8 @@ use crate::{Done, Failure, Place, say, say_json, times, write_error};
 pub const EXPORT_HELP: &str = "Without --out the record is written to stdout. With --out it is written to FILE only when \
 the whole export succeeded (nothing is written otherwise), and a summary is printed (--json: as JSON).
 A window starts from the state at --since: the record's `start` holds what was held then.
-An empty window, an unknown project, or --since not before --until is an error (exit 1), \
-not an empty record. A record shows direct lane operations or dispatcher operations: when the \
+An empty window, an unknown project, --since not before --until, or a record over 16 MiB \
+is an error (exit 1), not an empty or partial record. A record shows direct lane operations or dispatcher operations: when the \
 rows hold both, choose with --kind.
 Times: RFC 3339 (2026-11-30T10:00:00Z) or a span before now (90s, 15m, 1h, 2d).
 
@@ -139,6 +139,14 @@ pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Don
     let mut bytes = serde_json::to_vec_pretty(&record)
         .map_err(|e| Failure::Error(format!("cannot write the record as JSON: {e}")))?;
     bytes.push(b'\n');
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(Failure::Error(format!(
+            "the record would be {} bytes; readers take records of at most {MAX_RECORD_BYTES} \
+             bytes (16 MiB): export a shorter window (--since, --until) or fewer projects \
+             (--project)",
+            bytes.len()
+        )));
+    }
     let Some(path) = &args.out else {
         return out.write_all(&bytes).map_err(write_error);
     };
