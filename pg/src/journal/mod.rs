@@ -484,3 +484,85 @@ mod erased {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use project_lanes::journal::LeaseKey;
+    use project_lanes::{Label, Outcome, Receipt};
+
+    use super::*;
+
+    /// `pairs` claims and releases of one project, as rows numbered from 1.
+    fn pairs(pairs: u64) -> Stored {
+        let project = Label::new("docs").unwrap();
+        let mut entries = Vec::new();
+        for g in 1..=pairs {
+            let lease = LeaseKey {
+                project: project.clone(),
+                run: Label::new(&format!("run-{g}")).unwrap(),
+                generation: g,
+            };
+            let receipt = Receipt {
+                project: project.clone(),
+                run: lease.run.clone(),
+                outcome: Outcome::Succeeded,
+                stop_requested: false,
+                work_executed_here: false,
+            };
+            let calls = [
+                (
+                    Call::Claim {
+                        project: "docs".into(),
+                        run: lease.run.to_string(),
+                    },
+                    Answer::Claimed(lease.clone()),
+                ),
+                (
+                    Call::Release {
+                        lease,
+                        outcome: Outcome::Succeeded,
+                    },
+                    Answer::Receipt(receipt),
+                ),
+            ];
+            for (call, answer) in calls {
+                entries.push(StoredEntry {
+                    seq: entries.len() as i64 + 1,
+                    lanes: true,
+                    via: None,
+                    entry: Entry {
+                        at: None,
+                        actor: None,
+                        call,
+                        answer,
+                    },
+                });
+            }
+        }
+        Stored {
+            start: State::new(),
+            start_seq: 0,
+            queues: Vec::new(),
+            entries,
+        }
+    }
+
+    #[test]
+    fn an_audit_longer_than_a_piece_replays_every_transition() {
+        let audit = pairs(2_600).audit(None).unwrap();
+        assert_eq!((audit.transitions, audit.mismatch), (5_200, None));
+    }
+
+    #[test]
+    fn a_mismatch_past_the_first_piece_is_named_by_its_row() {
+        let mut stored = pairs(2_600);
+        // Row 4,322 is a release; say it found a stop request the core never saw.
+        let Answer::Receipt(receipt) = &mut stored.entries[4_321].entry.answer else {
+            panic!("row 4,322 is a release");
+        };
+        receipt.stop_requested = true;
+        let mismatch = stored.audit(None).unwrap().mismatch.unwrap();
+        assert_eq!((mismatch.seq, mismatch.op.as_str()), (4_322, "release"));
+        assert!(mismatch.message.contains("stop_requested"), "{}", mismatch.message);
+    }
+}
