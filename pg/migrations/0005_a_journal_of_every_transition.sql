@@ -13,12 +13,17 @@
 --   refused without a lock (a stale token) saw the change that made it stale committed, and that
 --   change drew its number before committing. Operations on different projects commute.
 -- - A dispatch's result depends on every lane and queue it looked at, and lanes_dispatch skips a
---   lane row locked at that instant: a timing the core does not model. So every dispatcher
---   transition (enqueue, dispatch, finish, persist, cancel, resolve, and recovery) first takes
---   one transaction-level advisory lock per schema, the dispatcher lock, and draws its number
---   under it: dispatcher transitions of a schema happen one at a time, in `seq` order, and no
---   dispatcher transition holds a lane row while another dispatch looks. The lock comes before
---   every other lock (queue row, reservation rows, lane rows).
+--   lane row locked at that instant: a timing the core does not model. So a dispatch (and
+--   recovery) first takes one transaction-level advisory lock per schema, the dispatcher lock,
+--   alone, and the transitions that free or unblock a lane (persist, resolve) take it shared:
+--   no lane changes under a dispatch's eyes, each draws its number inside the lock, and a
+--   dispatch never finds a lane row locked by another dispatcher transition. The others need
+--   no such lock: an enqueue holds its queue's row (as the queue's dispatches do), a finish or
+--   a cancel holds its reservation's row (taken first, refusals too), and they change nothing
+--   a dispatch of another reservation looks at. The dispatcher lock comes before every other
+--   lock (queue row, reservation rows, lane rows).
+-- - A call naming a reservation that does not exist (UNKNOWN_RESERVATION) is not journaled: no
+--   record can name it, and its refusal would depend on an enqueue not yet committed.
 --
 -- What a transition did that is not a core operation is recorded as the core operations with
 -- the same effect, and `via` says what really happened:
@@ -38,10 +43,17 @@ LANGUAGE sql STABLE AS $$
                     session_user || '/' || pg_backend_pid())
 $$;
 
--- The dispatcher lock: every dispatcher transition of this schema takes it first.
+-- The dispatcher lock: a dispatch (and recovery) takes it alone, the transitions that free or
+-- unblock a lane (persist, resolve) take it shared, before any other lock.
 CREATE FUNCTION lanes_dispatcher_lock() RETURNS void
 LANGUAGE sql AS $$
     SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg dispatcher ' || current_schema()))
+$$;
+
+CREATE FUNCTION lanes_dispatcher_lock_shared() RETURNS void
+LANGUAGE sql AS $$
+    SELECT pg_advisory_xact_lock_shared(
+        hashtext('project-lanes-pg dispatcher ' || current_schema()))
 $$;
 
 CREATE SEQUENCE lanes_journal_seq;
@@ -89,7 +101,7 @@ CREATE FUNCTION lanes_enqueue(p_queue text, p_project text, p_run text)
 RETURNS TABLE (o_id bigint)
 LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM lanes_dispatcher_lock();
+    -- The queue's row orders it with the queue's dispatches; other transitions commute with it.
     PERFORM 1 FROM queues WHERE name = p_queue FOR UPDATE;
     IF NOT FOUND THEN
         INSERT INTO lanes_journal (op, code, queue, project, run)
@@ -164,29 +176,32 @@ BEGIN
     END LOOP;
 END $$;
 
--- As in version 1, under the dispatcher lock, journaled.
+-- As in version 1, journaled. Its reservation's row, locked first, orders it with every other
+-- transition of that reservation; it changes nothing a dispatch looks at.
 CREATE OR REPLACE FUNCTION lanes_finish(p_id bigint, p_outcome text)
 RETURNS TABLE (o_code text, o_project text, o_run text)
 LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
-    PERFORM lanes_dispatcher_lock();
-    UPDATE reservations SET state = 'persisting', outcome = p_outcome
-    WHERE id = p_id AND state = 'dispatched' RETURNING queue, project, run INTO r;
-    IF FOUND THEN
+    SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        -- Not journaled: no record can name a reservation that does not exist.
+        o_code := 'UNKNOWN_RESERVATION';
+    ELSIF r.state <> 'dispatched' THEN
+        o_code := 'NOT_DISPATCHED';
+        INSERT INTO lanes_journal (op, code, reservation, outcome)
+        VALUES ('finish', o_code, p_id, p_outcome);
+    ELSE
+        UPDATE reservations SET state = 'persisting', outcome = p_outcome WHERE id = p_id;
         o_code := 'OK'; o_project := r.project; o_run := r.run;
         INSERT INTO lanes_journal (op, code, queue, project, run, reservation, state, outcome)
         VALUES ('finish', 'OK', r.queue, r.project, r.run, p_id, 'persisting', p_outcome);
-    ELSE
-        o_code := CASE WHEN EXISTS (SELECT 1 FROM reservations WHERE id = p_id)
-                       THEN 'NOT_DISPATCHED' ELSE 'UNKNOWN_RESERVATION' END;
-        INSERT INTO lanes_journal (op, code, reservation, outcome)
-        VALUES ('finish', o_code, p_id, p_outcome);
     END IF;
     RETURN NEXT;
 END $$;
 
--- As in version 4, under the dispatcher lock, journaled.
+-- As in version 4, under the dispatcher lock taken shared (it frees a lane a dispatch may look
+-- at), journaled.
 CREATE OR REPLACE FUNCTION lanes_persisted(p_id bigint, p_saved boolean)
 RETURNS TABLE (o_code text, o_state text, o_project text, o_run text, o_outcome text,
                o_stop boolean)
@@ -196,10 +211,11 @@ DECLARE
     v_outcome text;
     v_stop boolean;
 BEGIN
-    PERFORM lanes_dispatcher_lock();
+    PERFORM lanes_dispatcher_lock_shared();
     SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
     IF NOT FOUND THEN
-        o_code := 'UNKNOWN_RESERVATION';
+        -- Not journaled: no record can name a reservation that does not exist.
+        o_code := 'UNKNOWN_RESERVATION'; RETURN NEXT; RETURN;
     ELSIF r.state <> 'persisting' THEN
         o_code := 'NOT_PERSISTING';
     ELSE
@@ -230,40 +246,44 @@ BEGIN
     RETURN NEXT;
 END $$;
 
--- A queued reservation cancelled: OK with the reservation, or the refusal's code.
+-- A queued reservation cancelled: OK with the reservation, or the refusal's code. Its row,
+-- locked first, orders it with a dispatch of it (one wins); a dispatch that waited for it sees
+-- it cancelled and takes the next item.
 CREATE FUNCTION lanes_cancel(p_id bigint)
 RETURNS TABLE (o_code text, o_id bigint, o_queue text, o_project text, o_run text,
                o_state text, o_outcome text)
 LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
-    PERFORM lanes_dispatcher_lock();
-    UPDATE reservations SET state = 'cancelled' WHERE id = p_id AND state = 'queued'
-    RETURNING id, queue, project, run, state, outcome INTO r;
-    IF FOUND THEN
-        o_code := 'OK'; o_id := r.id; o_queue := r.queue; o_project := r.project;
-        o_run := r.run; o_state := r.state; o_outcome := r.outcome;
-        INSERT INTO lanes_journal (op, code, queue, project, run, reservation, state, outcome)
-        VALUES ('cancel', 'OK', r.queue, r.project, r.run, p_id, r.state, r.outcome);
-    ELSE
-        o_code := CASE WHEN EXISTS (SELECT 1 FROM reservations WHERE id = p_id)
-                       THEN 'NOT_QUEUED' ELSE 'UNKNOWN_RESERVATION' END;
+    SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
+    IF NOT FOUND THEN
+        -- Not journaled: no record can name a reservation that does not exist.
+        o_code := 'UNKNOWN_RESERVATION';
+    ELSIF r.state <> 'queued' THEN
+        o_code := 'NOT_QUEUED';
         INSERT INTO lanes_journal (op, code, reservation) VALUES ('cancel', o_code, p_id);
+    ELSE
+        UPDATE reservations SET state = 'cancelled' WHERE id = p_id;
+        o_code := 'OK'; o_id := r.id; o_queue := r.queue; o_project := r.project;
+        o_run := r.run; o_state := 'cancelled'; o_outcome := r.outcome;
+        INSERT INTO lanes_journal (op, code, queue, project, run, reservation, state, outcome)
+        VALUES ('cancel', 'OK', r.queue, r.project, r.run, p_id, 'cancelled', r.outcome);
     END IF;
     RETURN NEXT;
 END $$;
 
--- As in version 1, under the dispatcher lock, journaled.
+-- As in version 1, under the dispatcher lock taken shared (it unblocks a lane), journaled.
 CREATE OR REPLACE FUNCTION lanes_resolve(p_id bigint) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
     r record;
     v_code text;
 BEGIN
-    PERFORM lanes_dispatcher_lock();
+    PERFORM lanes_dispatcher_lock_shared();
     SELECT * INTO r FROM reservations WHERE id = p_id FOR UPDATE;
     IF NOT FOUND THEN
-        v_code := 'UNKNOWN_RESERVATION';
+        -- Not journaled: no record can name a reservation that does not exist.
+        RETURN 'UNKNOWN_RESERVATION';
     ELSIF r.state <> 'unresolved' THEN
         v_code := 'NOT_UNRESOLVED';
     END IF;

@@ -241,7 +241,9 @@ fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
     assert!(err.contains("unknown operation"), "{err}");
 
     // A schema from before the journal says how to get one.
-    as_admin(&format!("DELETE FROM {schema}.lanes_schema_version WHERE version = 5"));
+    as_admin(&format!(
+        "DELETE FROM {schema}.lanes_schema_version WHERE version = 5"
+    ));
     refused(&[], "keeps no journal (journals begin at version 5)");
     as_admin(&format!(
         "INSERT INTO {schema}.lanes_schema_version (version, description) VALUES (5, 'again')"

@@ -563,6 +563,10 @@ mod tests {
         receipt.stop_requested = true;
         let mismatch = stored.audit(None).unwrap().mismatch.unwrap();
         assert_eq!((mismatch.seq, mismatch.op.as_str()), (4_322, "release"));
-        assert!(mismatch.message.contains("stop_requested"), "{}", mismatch.message);
+        assert!(
+            mismatch.message.contains("stop_requested"),
+            "{}",
+            mismatch.message
+        );
     }
 }

@@ -45,7 +45,7 @@ examples:
 )]
 struct Cli {
     /// Give up on the database after SECONDS (default 10)
-    #[arg(long, global = true, value_name = "SECONDS", value_parser = timeout)]
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
     timeout: Option<Duration>,
     #[command(subcommand)]
     command: Command,
