@@ -16,10 +16,11 @@
 //! ```
 //!
 //! **The order that replays** is the rows' `seq`. Lane operations draw it while they hold their
-//! lane row (refused claims too), and operations on different projects commute. Dispatcher
-//! transitions (enqueue, dispatch, finish, persist, cancel, resolve, recovery) take one lock per
-//! schema first, so a dispatch never decides by a lane row locked at that instant by another
-//! dispatcher transition: the timing the core does not model is removed, not recorded.
+//! lane row (refused claims too), and operations on different projects commute. A dispatch (and
+//! recovery) takes one lock per schema first, alone, and persist and resolve take it shared, so
+//! no lane is freed or unblocked while a dispatch chooses: the timing the core does not model is
+//! removed, not recorded. An enqueue is ordered by its queue's row, a finish or cancel by its
+//! reservation's row.
 //!
 //! **What is not a core operation** is journaled as the core operations with the same effect,
 //! with `via` saying what really happened: `resolve_orphan` as a release of the dead holder's
