@@ -13,7 +13,7 @@ use crate::util::{Result, project_root};
 /// measurement, so that any growth is a decision. The measurements and what each change cost
 /// are in `docs/viewer-size.md` (167,308 with records of running systems shown: their times in
 /// the reader's zone, callers, origin and the time axis).
-pub const BUDGET_GZIP_BYTES: usize = 168_000;
+pub const BUDGET_GZIP_BYTES: usize = 168_500;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
