@@ -3,13 +3,29 @@
 //! times), what a take of the journal costs, and how two threads fare on distinct projects
 //! versus one.
 //!
-//! Measured on the 2-core development machine shared with other jobs (load average 1.5 to 5;
-//! the lowest of four alternating runs, in ns per claim+release pair): without a journal 76
-//! (before the journal existed, with `claim` and `release` inlined only as the compiler chose:
-//! 116); with a journal 115 (taken every 16,384 pairs, untimed), with a coarse clock 144, reading
-//! the system clock twice 324; the `Mutex<HashMap>` floor 109 to 120. A take costs about 280 ns
-//! per entry (`journal/take_2048_entries`). Under cachegrind, which the load does not disturb, a
-//! pair is 434 instructions without a journal (as before it) and 558 to 564 with one.
+//! Instructions per claim+release pair, counted by callgrind (`--toggle-collect` on a loop of
+//! 163,840 pairs over these 64 projects, the journal taken every 16,384 pairs outside the
+//! count), which the machine's load does not disturb: without a journal 420 (422 before the
+//! journal's hot path was trimmed); with a journal 498 (550 before), +19%; with a clock that is
+//! one atomic load, 537 (595 before); an earlier count, made another way, gave 434 and 558 to
+//! 564 before. Of the journal's 79: about 61 write its two entries (a sequence number, a
+//! capacity check, the stores of a 64-byte entry, the release's moving its run label in, the
+//! length), about 8 the clock (testing whether there is one, and keeping values in memory
+//! across a call that may unwind), about 10 the rest (checking after each lock whether the
+//! buffer was full, registers the journal's values take). Each pair also writes two new cache
+//! lines (2.1 first-level write misses per pair in callgrind's cache model, none without a
+//! journal).
+//!
+//! In time, measured on the 2-core development machine shared with other jobs, the lowest of
+//! four alternating runs in ns per pair: at load average 1.5 to 5, before the trimming, without
+//! a journal 76 (before the journal existed, with `claim` and `release` inlined only as the
+//! compiler chose: 116); with a journal 115 (taken every 16,384 pairs, untimed), with a coarse
+//! clock 144, reading the system clock twice 324; the `Mutex<HashMap>` floor 109 to 120. A take
+//! costs about 280 ns per entry (`journal/take_2048_entries`). After the trimming, at load
+//! average 7 to 13, the lowest of eight runs alternating with the build before it (in
+//! brackets): without a journal 65 (60), with a journal 119 (117), with a coarse clock 84 (85).
+//! At that load single runs of one build spread over a factor of two or more, so these figures
+//! say nothing about a difference of a few percent; the instruction counts above do.
 
 use std::collections::HashMap;
 use std::hint::black_box;

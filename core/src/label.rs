@@ -113,16 +113,6 @@ impl Label {
         }))
     }
 
-    /// An empty stand-in, never handed out: it fills the place of a label moved elsewhere (the
-    /// journal moves a released lease's run label out of its lane, under the lock, instead of
-    /// copying it) until that place is dropped.
-    pub(crate) fn placeholder() -> Label {
-        Label(Repr::Inline {
-            len: 0,
-            bytes: [0; INLINE],
-        })
-    }
-
     /// The label as a string slice.
     #[inline]
     #[allow(unsafe_code)]

@@ -71,7 +71,7 @@ pub struct ProjectLanes<J: Journaling = Unjournaled> {
 /// A lease cannot be fabricated or duplicated outside this crate:
 ///
 /// ```compile_fail
-/// let forged = project_lanes::Lease { manager: 1, token: 1, generation: 1, hash: 0, project: todo!(), run: todo!() };
+/// let forged = project_lanes::Lease { manager: 1, token: 1, generation: 1, hash: 0, slot: 0, project: todo!(), run: todo!() };
 /// ```
 ///
 /// ```compile_fail
@@ -85,6 +85,8 @@ pub struct Lease {
     generation: u64,
     /// The project's hash under the issuing manager's hasher, so release never rehashes.
     hash: u64,
+    /// The project's slot number in its shard (the journal names projects by it).
+    slot: u32,
     project: Label,
     run: Label,
 }
@@ -127,7 +129,7 @@ impl Lease {
     /// A journal entry for an operation on this lease, whose project is in slot `slot`.
     fn entry(
         &self,
-        at: Option<crate::record::Timestamp>,
+        at: u64,
         call: LaneCall,
         slot: u32,
         answer: Result<bool, LaneError>,
@@ -136,19 +138,11 @@ impl Lease {
         LaneEntry::new(at, call, slot, self.generation, answer, run)
     }
 
-    /// A journal entry for an operation refused because this lease is not current. Its
-    /// project's slot exists (the lease's claim made it), and the entry carries its run.
-    fn refused(
-        &self,
-        at: Option<crate::record::Timestamp>,
-        call: LaneCall,
-        table: &HashTable<Slot>,
-    ) -> LaneEntry {
-        let slot = table
-            .find(self.hash, |s| s.project == *self.project)
-            .map_or(u32::MAX, |s| s.id);
+    /// A journal entry for an operation refused because this lease is not current: its
+    /// project's slot is the one its claim got, and the entry carries its run.
+    fn refused(&self, at: u64, call: LaneCall) -> LaneEntry {
         let answer = Err(LaneError::LeaseNotCurrent);
-        self.entry(at, call, slot, answer, Some(self.run.clone()))
+        self.entry(at, call, self.slot, answer, Some(self.run.clone()))
     }
 
     pub(crate) fn run_label(&self) -> &Label {
@@ -344,7 +338,7 @@ impl<J: Journaling> ProjectLanes<J> {
         };
         let hash = self.hasher.hash_one(project);
         let at = self.journal.now();
-        let (token, generation, pending) = {
+        let (token, generation, slot, pending) = {
             let mut guard = self.lock(hash);
             let shard = &mut *guard;
             shard.next_token += 1;
@@ -389,7 +383,7 @@ impl<J: Journaling> ProjectLanes<J> {
             let pending = self.journal.log(&mut shard.log, at, |at| {
                 LaneEntry::new(at, LaneCall::Claim, slot, generation, Ok(false), None)
             });
-            (token, generation, pending)
+            (token, generation, slot, pending)
         };
         self.after_log(hash, pending);
         Ok(Lease {
@@ -397,6 +391,7 @@ impl<J: Journaling> ProjectLanes<J> {
             token,
             generation,
             hash,
+            slot,
             project: project_label,
             run: run_label,
         })
@@ -433,7 +428,7 @@ impl<J: Journaling> ProjectLanes<J> {
                 });
             let pending = self.journal.log(&mut shard.log, at, |at| match stopped {
                 Some(id) => lease.entry(at, LaneCall::RequestStop, id, Ok(true), None),
-                None => lease.refused(at, LaneCall::RequestStop, &shard.table),
+                None => lease.refused(at, LaneCall::RequestStop),
             });
             if stopped.is_none() {
                 drop(guard);
@@ -476,38 +471,40 @@ impl<J: Journaling> ProjectLanes<J> {
     pub fn release(&self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
         self.check_manager(lease)?;
         let at = self.journal.now();
-        let (held, pending) = {
+        let (stop_requested, pending) = {
             let mut guard = self.lock(lease.hash);
             let shard = &mut *guard;
-            // Taken out of the lock with the lease's `Held`: its run label is dropped after it.
-            let mut held = shard
+            let call = LaneCall::Release(outcome);
+            let taken = shard
                 .table
                 .find_mut(lease.hash, |s| holds(s, lease.token))
                 .and_then(|s| Some((s.id, s.held.take()?)));
-            let call = LaneCall::Release(outcome);
-            let pending = self.journal.log(&mut shard.log, at, |at| match &mut held {
-                Some((id, held)) => {
-                    // The journal keeps the run label itself; a stand-in is dropped after the lock.
-                    let run = std::mem::replace(&mut held.run, Label::placeholder());
-                    lease.entry(at, call, *id, Ok(held.stop_requested), Some(run))
-                }
-                None => lease.refused(at, call, &shard.table),
+            let Some((id, held)) = taken else {
+                let pending = self
+                    .journal
+                    .log(&mut shard.log, at, |at| lease.refused(at, call));
+                drop(guard);
+                self.after_log(lease.hash, pending);
+                return Err(LaneError::LeaseNotCurrent);
+            };
+            // The journal takes the lane's run label. Without one it is dropped here, still
+            // under the lock, which frees nothing: the lease holds the same label.
+            let Held {
+                run,
+                stop_requested,
+                ..
+            } = held;
+            let pending = self.journal.log(&mut shard.log, at, |at| {
+                lease.entry(at, call, id, Ok(stop_requested), Some(run))
             });
-            match held {
-                Some((_, held)) => (held, pending),
-                None => {
-                    drop(guard);
-                    self.after_log(lease.hash, pending);
-                    return Err(LaneError::LeaseNotCurrent);
-                }
-            }
+            (stop_requested, pending)
         };
         self.after_log(lease.hash, pending);
         Ok(Receipt {
             project: lease.project.clone(),
             run: lease.run.clone(),
             outcome,
-            stop_requested: held.stop_requested,
+            stop_requested,
             work_executed_here: false,
         })
     }

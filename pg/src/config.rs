@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crate::PgError;
 
-/// Where and how a handle connects: the database, the schema, and a time limit.
+/// Where and how a handle connects: the database, the schema, a time limit, and the actor its
+/// journal rows name.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -24,6 +25,7 @@ pub struct PgConfig {
     pub(crate) url: String,
     pub(crate) schema: String,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) actor: Option<String>,
 }
 
 /// The longest time limit: PostgreSQL's largest `statement_timeout`, 2^31 - 1 ms.
@@ -41,6 +43,31 @@ impl PgConfig {
             url: url.to_owned(),
             schema: schema.to_owned(),
             timeout: None,
+            actor: None,
+        }
+    }
+
+    /// Who this handle's transitions are by, in the schema's journal (`lanes-pg export` shows it
+    /// on every step): a host and process, a worker's name. 1 to 200 characters of one line
+    /// without control characters (`CONFIG` at connect otherwise). By default `HOST/PID`, the
+    /// host's name and this process's id.
+    pub fn actor(mut self, name: &str) -> PgConfig {
+        self.actor = Some(name.to_owned());
+        self
+    }
+
+    /// The actor, checked, or the default.
+    pub(crate) fn actor_name(&self) -> Result<String, PgError> {
+        match &self.actor {
+            Some(name) => project_lanes::journal::Actor::new(name)
+                .map(|a| a.as_str().to_owned())
+                .ok_or_else(|| {
+                    PgError::Config(format!(
+                        "an actor is 1 to 200 characters of one line without control \
+                         characters, not {name:?}"
+                    ))
+                }),
+            None => Ok(default_actor()),
         }
     }
 
@@ -73,11 +100,38 @@ impl PgConfig {
     }
 }
 
+/// `HOST/PID`: the host's name (`localhost` if it has none that can be read) and this process's id.
+fn default_actor() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is writable for its whole length, which is passed.
+    #[allow(unsafe_code)]
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let host = if ok {
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        String::from_utf8_lossy(&buf[..end])
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(150)
+            .collect::<String>()
+    } else {
+        String::new()
+    };
+    let host = if host.trim().is_empty() {
+        "localhost".to_owned()
+    } else {
+        host
+    };
+    format!("{host}/{}", std::process::id())
+}
+
 impl fmt::Debug for PgConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PgConfig")
-            .field("schema", &self.schema)
-            .field("timeout", &self.timeout)
-            .finish_non_exhaustive()
+        let mut d = f.debug_struct("PgConfig");
+        d.field("schema", &self.schema)
+            .field("timeout", &self.timeout);
+        if let Some(actor) = &self.actor {
+            d.field("actor", actor);
+        }
+        d.finish_non_exhaustive()
     }
 }

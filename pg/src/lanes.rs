@@ -56,6 +56,13 @@ impl PgLease {
     }
 }
 
+impl PgLease {
+    /// The generation as the database stores it (it came from there, so it fits).
+    fn signed(&self) -> i64 {
+        i64::try_from(self.generation).unwrap_or(i64::MAX)
+    }
+}
+
 impl fmt::Debug for PgLease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PgLease")
@@ -117,7 +124,15 @@ impl PgLanes {
     pub fn request_stop(&self, lease: &PgLease) -> Result<LaneView, PgError> {
         self.check_lanes(lease)?;
         self.session
-            .query_opt(&self.sql.stop, &[&lease.project(), &lease.token])?
+            .query_opt(
+                &self.sql.stop,
+                &[
+                    &lease.project(),
+                    &lease.token,
+                    &lease.run(),
+                    &lease.signed(),
+                ],
+            )?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(LaneView::held(
             lease.project(),
@@ -131,7 +146,16 @@ impl PgLanes {
         self.check_lanes(lease)?;
         let row = self
             .session
-            .query_opt(&self.sql.release, &[&lease.project(), &lease.token])?
+            .query_opt(
+                &self.sql.release,
+                &[
+                    &lease.project(),
+                    &lease.token,
+                    &lease.run(),
+                    &lease.signed(),
+                    &outcome.as_str(),
+                ],
+            )?
             .ok_or(LaneError::LeaseNotCurrent)?;
         Ok(Receipt {
             project: lease.project.clone(),

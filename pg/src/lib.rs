@@ -62,6 +62,7 @@
 
 mod config;
 mod error;
+pub mod journal;
 mod lanes;
 mod queues;
 pub mod recover;

@@ -168,14 +168,9 @@ impl PgDispatcher {
 
     /// Cancels a queued reservation; `NOT_QUEUED` if a dispatch (or another cancel) came first.
     pub fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
-        let row = self.session.query_opt(&self.sql.cancel, &[&number(id)])?;
-        match row {
-            Some(row) => reservation_view(&row),
-            None => {
-                self.reservation(id)?;
-                Err(DispatchError::NotQueued.into())
-            }
-        }
+        let row = self.session.query_one(&self.sql.cancel, &[&number(id)])?;
+        refusal(&row, 0)?;
+        rows::reservation_view_from(&row, 1)
     }
 
     /// Clears an unresolved result after a person looked at it; its project becomes available.

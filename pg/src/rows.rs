@@ -83,13 +83,18 @@ pub(crate) fn outcome(text: &str) -> Result<Outcome, PgError> {
 
 /// A reservation from `id, queue, project, run, state, outcome`.
 pub(crate) fn reservation_view(row: &Row) -> Result<ReservationView, PgError> {
+    reservation_view_from(row, 0)
+}
+
+/// A reservation from `id, queue, project, run, state, outcome` starting at column `at`.
+pub(crate) fn reservation_view_from(row: &Row, at: usize) -> Result<ReservationView, PgError> {
     Ok(ReservationView {
-        id: reservation_id_at(row, 0)?,
-        queue: label_at(row, 1, "queue")?,
-        project: label_at(row, 2, "project")?,
-        run: label_at(row, 3, "run")?,
-        state: state(row, 4)?,
-        outcome: column::<Option<&str>>(row, 5, "outcome")?
+        id: reservation_id_at(row, at)?,
+        queue: label_at(row, at + 1, "queue")?,
+        project: label_at(row, at + 2, "project")?,
+        run: label_at(row, at + 3, "run")?,
+        state: state(row, at + 4)?,
+        outcome: column::<Option<&str>>(row, at + 5, "outcome")?
             .map(outcome)
             .transpose()?,
     })

@@ -49,6 +49,11 @@ pub const MIGRATIONS: &[Migration] = &[
             "../migrations/0004_holders_alive_while_they_hold_their_session_lock.sql"
         ),
     },
+    Migration {
+        version: 5,
+        description: "a journal of every transition",
+        sql: include_str!("../migrations/0005_a_journal_of_every_transition.sql"),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.

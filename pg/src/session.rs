@@ -47,11 +47,12 @@ impl Session {
         let schema = config.schema.as_str();
         schema::check_name(schema)?;
         let limit = config.limit()?;
+        let actor = config.actor_name()?;
         let mut conn = Conn::open(&config.url, limit)?;
         schema::migrate_with(&mut conn, schema)?;
         let timeout = limit.map_or_else(String::new, |l| format!("{}ms", l.as_millis()));
         let setup = conn.run(async |c| {
-            c.execute(statements::SESSION_SETTINGS, &[&schema, &timeout])
+            c.execute(statements::SESSION_SETTINGS, &[&schema, &timeout, &actor])
                 .await?;
             // A random key for this session's lock; a live session holding the same key (a
             // chance of one in 2^64 per pair) only means drawing another.

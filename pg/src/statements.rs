@@ -6,39 +6,61 @@ use postgres::Statement;
 
 use crate::PgError;
 
-/// A direct claim: the lane if it is idle and unblocked, with a new generation and token.
-/// `$1` project, `$2` run, `$3` pid, `$4` session start, `$5` session key.
+/// A direct claim: the lane if it is idle and unblocked, with a new generation and token;
+/// journaled with its answer (`PROJECT_BUSY` when no row comes back). The journal's row draws
+/// its number after the claim has the lane row locked (refused or not): see the journal's
+/// migration. `$1` project, `$2` run, `$3` pid, `$4` session start, `$5` session key.
 const CLAIM: &str = "
-    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
-    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
-    ON CONFLICT (project) DO UPDATE
-        SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
-            stop_requested = false, owner_pid = excluded.owner_pid,
-            owner_started = excluded.owner_started, owner_key = excluded.owner_key,
-            orphaned_generation = NULL
-        WHERE l.run IS NULL AND l.blocked_by IS NULL
-    RETURNING l.generation, l.token";
+    WITH c AS (
+        INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started,
+                                owner_key)
+        VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
+        ON CONFLICT (project) DO UPDATE
+            SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
+                stop_requested = false, owner_pid = excluded.owner_pid,
+                owner_started = excluded.owner_started, owner_key = excluded.owner_key,
+                orphaned_generation = NULL
+            WHERE l.run IS NULL AND l.blocked_by IS NULL
+        RETURNING l.generation, l.token),
+    j AS (
+        INSERT INTO lanes_journal (op, code, project, run, generation)
+        SELECT 'claim', CASE WHEN c.token IS NULL THEN 'PROJECT_BUSY' ELSE 'OK' END, $1, $2,
+               c.generation
+        FROM (SELECT 1) one LEFT JOIN c ON true)
+    SELECT generation, token FROM c";
 
-/// A release by the lease's token; returns the stop request.
+/// A release by the lease's token, journaled; returns the stop request.
+/// `$1` project, `$2` token, `$3` run, `$4` generation, `$5` outcome.
 const RELEASE: &str = "
-    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-        owner_key = NULL, orphaned_generation = NULL
-    WHERE project = $1 AND token = $2
-    RETURNING stop_requested";
+    WITH r AS (
+        UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+            owner_key = NULL, orphaned_generation = NULL
+        WHERE project = $1 AND token = $2
+        RETURNING stop_requested),
+    j AS (
+        INSERT INTO lanes_journal (op, code, project, run, generation, outcome, stop_requested)
+        SELECT 'release', CASE WHEN r.stop_requested IS NULL THEN 'LEASE_NOT_CURRENT'
+                               ELSE 'OK' END, $1, $3, $4, $5, r.stop_requested
+        FROM (SELECT 1) one LEFT JOIN r ON true)
+    SELECT stop_requested FROM r";
 
-/// A stop request by the lease's token; the lane stays held.
+/// A stop request by the lease's token, journaled; the lane stays held.
+/// `$1` project, `$2` token, `$3` run, `$4` generation.
 const STOP: &str = "
-    UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run";
+    WITH s AS (
+        UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run),
+    j AS (
+        INSERT INTO lanes_journal (op, code, project, run, generation)
+        SELECT 'request_stop', CASE WHEN s.run IS NULL THEN 'LEASE_NOT_CURRENT' ELSE 'OK' END,
+               $1, $3, $4
+        FROM (SELECT 1) one LEFT JOIN s ON true)
+    SELECT run FROM s";
 
 /// A lane's holder and stop request (no row: idle).
 const VIEW: &str = "SELECT run, stop_requested FROM lanes WHERE project = $1";
 
-/// A reservation at the end of a queue this schema knows.
-const ENQUEUE: &str = "
-    INSERT INTO reservations (id, queue, project, run, state)
-    SELECT nextval('reservation_ids'), q.name, $2, $3, 'queued'
-    FROM (SELECT name FROM queues WHERE name = $1 FOR UPDATE) q
-    RETURNING id";
+/// A reservation at the end of a queue this schema knows (no row if it knows none).
+const ENQUEUE: &str = "SELECT o_id FROM lanes_enqueue($1, $2, $3)";
 
 /// One reservation, as `rows::reservation_view` reads it.
 const RESERVATION: &str =
@@ -48,10 +70,9 @@ const RESERVATION: &str =
 pub(crate) const RESERVATIONS: &str =
     "SELECT id, queue, project, run, state, outcome FROM reservations ORDER BY id";
 
-/// A queued reservation cancelled.
-const CANCEL: &str = "
-    UPDATE reservations SET state = 'cancelled' WHERE id = $1 AND state = 'queued'
-    RETURNING id, queue, project, run, state, outcome";
+/// A queued reservation cancelled: the result code, then the reservation as
+/// `rows::reservation_view` reads it (from column 1).
+const CANCEL: &str = "SELECT * FROM lanes_cancel($1)";
 
 /// How many reservations wait in a queue.
 pub(crate) const RETAINED: &str =
@@ -70,20 +91,30 @@ pub(crate) const ORPHANS: &str = "
     SELECT project, run, orphaned_generation, owner_started FROM lanes
     WHERE orphaned_generation IS NOT NULL ORDER BY project";
 
-/// An orphaned lane freed; returns the dead holder's run and the stop request.
+/// An orphaned lane freed; returns the dead holder's run and the stop request. Journaled as
+/// what it is in the core's terms: a release of the dead holder's lease with `needs_review`.
 pub(crate) const RESOLVE_ORPHAN: &str = "
-    UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-        owner_key = NULL, orphaned_generation = NULL
-    FROM (SELECT project, run FROM lanes
-          WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
-    WHERE l.project = old.project
-    RETURNING old.run, l.stop_requested";
+    WITH o AS (
+        UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+            owner_key = NULL, orphaned_generation = NULL
+        FROM (SELECT project, run FROM lanes
+              WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
+        WHERE l.project = old.project
+        RETURNING old.run, l.stop_requested, l.generation),
+    j AS (
+        INSERT INTO lanes_journal (op, via, code, project, run, generation, outcome,
+                                   stop_requested)
+        SELECT 'release', 'resolve_orphan', 'OK', $1, o.run, o.generation, 'needs_review',
+               o.stop_requested
+        FROM o)
+    SELECT run, stop_requested FROM o";
 
 /// A new session pinned to its schema (`$1`), with the server's statement timeout (`$2`, empty
-/// for none).
+/// for none) and the actor its journal rows name (`$3`).
 pub(crate) const SESSION_SETTINGS: &str = "
     SELECT set_config('search_path', $1, false),
-           CASE WHEN $2 <> '' THEN set_config('statement_timeout', $2, false) END";
+           CASE WHEN $2 <> '' THEN set_config('statement_timeout', $2, false) END,
+           set_config('project_lanes.actor', $3, false)";
 
 /// The schema's identity, the session's pid and start, and a random key with the session's try
 /// at its advisory lock.

@@ -241,7 +241,7 @@ fn a_time_limit_below_a_millisecond_or_beyond_postgresqls_is_a_config_error() {
     for bad in ["", "0", "-1", "soon", "NaN", "inf", "1e300", "3000000"] {
         let (code, _, err) =
             common::lanes_pg(&["--timeout", bad, "orphans", "host=/nonexistent", "lanes"]);
-        assert_eq!(code, Some(1), "--timeout {bad:?}: {err}");
+        assert_eq!(code, Some(2), "--timeout {bad:?}: {err}");
         assert!(err.contains("--timeout"), "{err}");
     }
 }

@@ -83,3 +83,40 @@ fn an_application_role_that_would_have_to_create_or_upgrade_says_who_can() {
     owner.run(&grants(&schema, &app.name));
     PgLanes::connect(&app.url(), &schema).unwrap();
 }
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
+    let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");
+    let app = Role::create("app", "");
+    let schema = fresh_schema();
+    PgLanes::connect(&owner.url(), &schema).unwrap();
+    owner.run(&grants(&schema, &app.name));
+
+    let lanes = PgLanes::connect(&app.url(), &schema).unwrap();
+    let lease = lanes.claim("docs", "build-1").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let (code, out, err) = common::lanes_pg(&["audit", &app.url(), &schema]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 2 transitions match"),
+        "{err}"
+    );
+
+    let (code, _, err) = common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with("lanes-pg: ") && err.contains("42501"),
+        "{err}"
+    );
+    let (_, out, _) = common::lanes_pg(&["audit", &app.url(), &schema]);
+    assert_eq!(
+        out.trim(),
+        "all 2 transitions match",
+        "the refused prune removed rows"
+    );
+
+    let (code, out, err) = common::lanes_pg(&["prune", &owner.url(), &schema, "--before", "0s"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("removed 2 transitions"), "{out}");
+}

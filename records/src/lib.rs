@@ -8,6 +8,7 @@
 //! It is not the viewer (that is `web/`) and holds no lane logic of its own: results come from the
 //! core, and the record format and its checks live in `project_lanes::record`.
 
+pub mod render;
 pub mod scenario;
 
 use std::fmt;

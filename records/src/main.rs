@@ -10,6 +10,7 @@ use lane_records::{
     INDEX_FILE, ReplayReport, compare, describe_mismatch, generate, index_dir, records_dir,
     replay_file, run_scenarios, write_files,
 };
+use lane_view::i18n::Lang;
 
 /// Records of project lanes, made by running scenarios on the real core.
 ///
@@ -22,6 +23,7 @@ use lane_records::{
     override_usage = "lane-records run FILE... [--out DIR]
        lane-records index DIR [--order ID,ID,...]
        lane-records replay FILE...
+       lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja]
        lane-records [--out DIR]
        lane-records --check",
     after_help = "Nothing is written unless every file is good; errors name the file, line and column.
@@ -32,6 +34,7 @@ examples:
   lane-records run my-scenarios/*.toml --out my-docs/records
   lane-records index my-docs/records --order deploy-waits,busy-docs
   lane-records replay my-docs/records/deploy-waits.json
+  lane-records render my-docs/records/*.json --html my-docs/static --svg my-docs/img
   lane-records --check
 
 The scenario format is described in records/README.md (and records/scenario.schema.json).",
@@ -101,6 +104,40 @@ examples:
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
     },
+    /// Write each record's static picture: an HTML fragment and the timeline as SVG
+    #[command(
+        override_usage = "lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja]",
+        after_help = "The pictures are drawn by the viewer's own code and need no script: DIR/<id>.html is \
+the record (title, summary, timeline, every step, the final lanes; it says it is not yet verified), \
+for a page or inside <lane-viewer>, which replaces it with the live viewer; DIR/<id>.svg is the \
+timeline alone, for a README or a slide. Every record is read, checked and replayed on the core \
+first; nothing is written unless all are good.
+
+examples:
+  lane-records render records/busy-project.json --html docs/static
+  lane-records render records/*.json --svg docs/img --lang ja"
+    )]
+    Render {
+        /// Record files (JSON)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+        /// Write DIR/<id>.html, each record's static HTML fragment
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
+        /// Write DIR/<id>.svg, each record's timeline as a standalone SVG file
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
+        /// The language of the pictures
+        #[arg(long, value_enum, default_value_t = LangArg::En)]
+        lang: LangArg,
+    },
+}
+
+/// `--lang`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LangArg {
+    En,
+    Ja,
 }
 
 fn main() -> ExitCode {
@@ -116,7 +153,50 @@ fn main() -> ExitCode {
         }
         Some(Command::Index { dir, order }) => index(&dir, order.as_deref()),
         Some(Command::Replay { files }) => replay(&files),
+        Some(Command::Render {
+            files,
+            html,
+            svg,
+            lang,
+        }) => {
+            if html.is_none() && svg.is_none() {
+                usage_error(&["render"], "render: name --html DIR, --svg DIR or both");
+            }
+            let lang = match lang {
+                LangArg::En => Lang::En,
+                LangArg::Ja => Lang::Ja,
+            };
+            render(&files, html.as_deref(), svg.as_deref(), lang)
+        }
     }
+}
+
+fn render(files: &[PathBuf], html: Option<&Path>, svg: Option<&Path>, lang: Lang) -> ExitCode {
+    let outputs = lane_records::render::Outputs { html, svg, lang };
+    let made = match lane_records::render::render(files, &outputs) {
+        Ok(made) => made,
+        Err(problems) => {
+            eprintln!("{problems}");
+            return fail(&format!(
+                "{} of {} record files failed; nothing was written",
+                problems.0.len(),
+                files.len()
+            ));
+        }
+    };
+    let targets: Vec<(PathBuf, &lane_records::OutputFile)> =
+        made.iter().map(|(dir, file)| (dir.clone(), file)).collect();
+    if let Err(e) = write_files(&targets) {
+        return fail(&format!("{e}; nothing was written"));
+    }
+    for (dir, file) in &targets {
+        println!(
+            "wrote {} ({} bytes)",
+            dir.join(&file.name).display(),
+            file.bytes.len()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// Exits with status 2 and clap's usage error for `subcommand` (empty: the tool itself).

@@ -77,6 +77,10 @@ pub struct Entry<T> {
     /// An opened file that could not be read: its id is made from its file name and gives way
     /// to a record that has that id.
     pub named_by_file: bool,
+    /// Its file's SHA-256 is compared with an index's (records of an index); a record without
+    /// one (a single record, one held in the page, a lone opened file) is still checked and
+    /// replayed, and its panel says there was no hash to compare.
+    pub hashed: bool,
     pub content: Content<T>,
 }
 
@@ -93,6 +97,7 @@ impl<T> Entry<T> {
             url: None,
             opened: true,
             named_by_file: true,
+            hashed: false,
             content: Content::Failed(error),
         }
     }

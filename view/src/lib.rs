@@ -14,8 +14,29 @@
 //!   link's wishes) and its transitions, each returning what to show again.
 //! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
 //!   `#record=…&lang=…&step=…` address.
+//! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
+//!   browser).
 //!
 //! It fetches nothing, reads no files and replays nothing: the viewer does.
+//!
+//! A record's timeline as HTML markup, as the README shows it:
+//!
+//! ```
+//! use lane_view::i18n::Lang;
+//! use lane_view::tree::{ROOT, Tree, html};
+//!
+//! let record: project_lanes::record::Record =
+//!     serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();
+//! let mut tree = Tree::new();
+//! lane_view::timeline::section(&mut tree, ROOT, Lang::Ja, &record, "doc");
+//! let svg_section = html::write(&tree);
+//! assert!(svg_section.starts_with("<section class=\"lv-timeline\">"));
+//! assert!(svg_section.contains("<svg class=\"lv-tl-svg\""));
+//! let page = lane_view::still::fragment(&record, Lang::En, "doc"); // what `render --html` writes
+//! assert!(page.contains("data-step=\"0\""));
+//! ```
+//!
+//! The frame around a record, for instance the language switcher:
 //!
 //! ```
 //! use lane_view::i18n::Lang;
@@ -37,5 +58,7 @@ pub mod i18n;
 pub mod panel;
 pub mod state;
 pub mod steps;
+pub mod still;
+pub mod time;
 pub mod timeline;
 pub mod tree;

@@ -17,6 +17,7 @@ use crate::entry::{Entry, Loaded, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
+use crate::time::{Local, Zone};
 use crate::tree::{N, Tree};
 
 /// The panel of a record still loading: its title and a loading line.
@@ -50,6 +51,53 @@ pub fn head<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) -> &'sta
     let no_work = t.el_text(parent, "p", "lv-no-work", text(lang, Msg::NothingExecuted));
     t.attr(no_work, "data-nothing-executed", "");
     verification(t, parent, lang, loaded)
+}
+
+/// Where a version 2 record came from and when, under its head: for a system's journal, that
+/// it was recorded from a running system, its name and the window it was cut from; for a record
+/// whose steps have times, the zone they are shown in (`zone`, the reader's). Nothing for
+/// records without an origin or times.
+pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Zone) {
+    use project_lanes::record::OriginKind;
+    if let Some(origin) = &record.origin
+        && origin.kind == OriginKind::Journal
+    {
+        let system = origin.system.as_deref().unwrap_or_default();
+        let p = t.el_text(
+            parent,
+            "p",
+            "lv-origin",
+            &fill(text(lang, Msg::FromSystem), &[system]),
+        );
+        t.attr(p, "data-origin", "journal");
+        let local = |at: project_lanes::record::Timestamp| Local::at(at.millis(), zone).full(lang);
+        let window = match (origin.since, origin.until) {
+            (Some(a), Some(b)) => Some(fill(text(lang, Msg::WindowBoth), &[&local(a), &local(b)])),
+            (Some(a), None) => Some(fill(text(lang, Msg::WindowSince), &[&local(a)])),
+            (None, Some(b)) => Some(fill(text(lang, Msg::WindowUntil), &[&local(b)])),
+            (None, None) => None,
+        };
+        if let Some(window) = window {
+            let w = t.el_text(parent, "p", "lv-window", &window);
+            t.attr(w, "data-origin-window", "");
+        }
+    }
+    if let Some(at) = record.steps.iter().find_map(|s| s.at) {
+        let zone = Local::at(at.millis(), zone).zone();
+        let p = t.el_text(
+            parent,
+            "p",
+            "lv-zone",
+            &fill(text(lang, Msg::TimesInZone), &[&zone]),
+        );
+        t.attr(p, "data-time-zone", &zone);
+    }
+}
+
+/// The note that a record came without an index: no SHA-256 to compare (`[data-no-hash]`).
+pub fn no_hash(t: &mut Tree, parent: N, lang: Lang) {
+    let note = t.el_text(parent, "p", "lv-no-hash", text(lang, Msg::NoHash));
+    t.attr(note, "data-no-hash", "");
 }
 
 /// The queues of a dispatcher record ("Queues: general, delivery"); nothing for other records.
@@ -186,7 +234,7 @@ fn lane_attrs(t: &mut Tree, node: N, view: &LaneView) {
 }
 
 /// The lanes after the last step, as a table.
-fn final_lanes(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+pub fn final_lanes(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     let table = t.el(parent, "table", "lv-final");
     let thead = t.el(table, "thead", "");
     let head = t.el(thead, "tr", "");

@@ -12,6 +12,7 @@ use project_lanes::record::{Field, Record, Step};
 
 use crate::describe;
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
+use crate::time::{Local, Utc, Zone};
 use crate::tree::{N, Tree};
 
 /// Steps per list.
@@ -19,13 +20,27 @@ pub const PER_LIST: usize = 100;
 
 /// Cards from step `from` on, under `parent`, until about `budget` elements are built; returns
 /// the next step to build. `mismatch` is the step that does not match the core, if known.
+/// Steps' times (version 2) are written in UTC; [`cards_in_zone`] writes them in another zone.
 pub fn cards(
+    t: &mut Tree,
+    parent: N,
+    lang: Lang,
+    record: &Record,
+    range: (usize, usize),
+    mismatch: Option<usize>,
+) -> usize {
+    cards_in_zone(t, parent, lang, record, range, mismatch, &Utc)
+}
+
+/// [`cards`], with steps' times written in `zone` (the reader's).
+pub fn cards_in_zone(
     t: &mut Tree,
     parent: N,
     lang: Lang,
     record: &Record,
     (from, budget): (usize, usize),
     mismatch: Option<usize>,
+    zone: &dyn Zone,
 ) -> usize {
     let mut spent = 0;
     let mut at = from;
@@ -43,7 +58,7 @@ pub fn cards(
             }
         };
         list = Some(ol);
-        card(t, ol, lang, record, at, mismatch == Some(at));
+        card(t, ol, (lang, zone), record, at, mismatch == Some(at));
         spent += 1 + step.lanes.len() + step.reservations.as_ref().map_or(0, Vec::len);
         at += 1;
     }
@@ -51,7 +66,14 @@ pub fn cards(
 }
 
 /// Step `i`'s card.
-fn card(t: &mut Tree, list: N, lang: Lang, record: &Record, i: usize, mismatch: bool) {
+fn card(
+    t: &mut Tree,
+    list: N,
+    (lang, zone): (Lang, &dyn Zone),
+    record: &Record,
+    i: usize,
+    mismatch: bool,
+) {
     let Some(step) = record.steps.get(i) else {
         return;
     };
@@ -72,6 +94,12 @@ fn card(t: &mut Tree, list: N, lang: Lang, record: &Record, i: usize, mismatch: 
     if mismatch {
         t.attr(li, "data-mismatch", "");
     }
+    if let Some(at) = step.at {
+        t.attr(li, "data-at", &at.to_string());
+    }
+    if let Some(actor) = &step.actor {
+        t.attr(li, "data-actor", actor);
+    }
     let head = t.el(li, "p", "lv-step-head");
     let label = fill(text(lang, Msg::StepLabel), &[&group(i + 1)]);
     t.el_text(head, "span", "lv-step-n", &label);
@@ -83,6 +111,7 @@ fn card(t: &mut Tree, list: N, lang: Lang, record: &Record, i: usize, mismatch: 
     let badge = if ok { Msg::Accepted } else { Msg::Refused };
     t.el_text(head, "span", "lv-badge", text(lang, badge));
 
+    when(t, li, (lang, zone), step);
     let inputs = labelled(t, li, "lv-inputs", text(lang, Msg::Inputs));
     t.el_text(inputs, "code", "lv-code", &inputs_text(step));
     let response = labelled(t, li, "lv-response", text(lang, Msg::Response));
@@ -129,6 +158,24 @@ fn card(t: &mut Tree, list: N, lang: Lang, record: &Record, i: usize, mismatch: 
             t.attr(item, "data-project", &view.project);
             t.attr(item, "data-state", state);
         }
+    }
+}
+
+/// When the step ran, in the reader's zone, and who called (version 2 records), if saved.
+fn when(t: &mut Tree, li: N, (lang, zone): (Lang, &dyn Zone), step: &Step) {
+    if step.at.is_none() && step.actor.is_none() {
+        return;
+    }
+    let p = t.el(li, "p", "lv-when");
+    if let Some(at) = step.at {
+        t.el_text(p, "span", "lv-k", text(lang, Msg::StepTime));
+        let local = Local::at(at.millis(), zone).full(lang);
+        let time = t.el_text(p, "time", "lv-time", &local);
+        t.attr(time, "datetime", &at.to_string());
+    }
+    if let Some(actor) = &step.actor {
+        t.el_text(p, "span", "lv-k", text(lang, Msg::StepActor));
+        t.el_text(p, "code", "lv-code lv-actor", actor);
     }
 }
 

@@ -1,5 +1,5 @@
 //! Japanese for Japanese readers: the viewer's catalog, the records' Japanese text and the pages
-//! use the glossary's one term per concept (`web/src/i18n/GLOSSARY.md`) and Japanese
+//! use the glossary's one term per concept (`view/src/i18n/GLOSSARY.md`) and Japanese
 //! punctuation.
 
 use lane_view::i18n::{Lang, every_text};

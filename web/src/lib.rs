@@ -21,7 +21,9 @@
 //!   record: "busy-project",    // else the deep link, else the first record
 //!   hash: true,                // follow and update #record=<id>&lang=<en|ja>[&step=<n>] (one per page)
 //!   open: true,                // the "Open records…" button and dropped files (default)
+//!   tabs: true,                // the row of record tabs (default); false: the record alone
 //! });
+//! // or a record the page holds: mount(element, { text: jsonText, tabs: false })
 //! viewer.open_text("mine.json", text); // a record or an index held as text
 //! viewer.select("stale-release");
 //! viewer.set_lang("en");
@@ -42,6 +44,7 @@ mod steps;
 pub mod timeline;
 mod tree;
 mod verify;
+mod zone;
 
 /// The catalog (`lane_view::i18n`): every string the viewer shows.
 pub use lane_view::i18n;
@@ -69,10 +72,15 @@ struct Options {
     hash: Option<bool>,
     /// Show the "Open records…" button and accept dropped files (default `true`).
     open: Option<bool>,
+    /// Show the row of record tabs (default `true`); `false` shows the selected record alone.
+    tabs: Option<bool>,
+    /// A record held as text by the page (`<lane-viewer>`'s inline JSON): shown alone, with no
+    /// fetch; read, checked and replayed like any other, with no hash to compare. Not with `src`.
+    text: Option<String>,
 }
 
 /// The fields of [`Options`].
-const OPTION_NAMES: [&str; 5] = ["src", "lang", "record", "hash", "open"];
+const OPTION_NAMES: [&str; 7] = ["src", "lang", "record", "hash", "open", "tabs", "text"];
 
 /// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
 /// until `destroy`); `destroy` removes it.
@@ -206,11 +214,23 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     }
     let deep = if hash { link::read().lang } else { None };
     let lang = lang.or(deep).or_else(browser_lang).unwrap_or(Lang::En);
-    let core = Core::create(&element, lang, hash, options.open.unwrap_or(true));
+    if options.text.is_some() && options.src.is_some() {
+        return Err(js_sys::TypeError::new(
+            "lane-viewer options: `text` and `src` exclude each other (a record held by the page is not fetched)",
+        )
+        .into());
+    }
+    let tabs = options.tabs.unwrap_or(true);
+    let core = Core::create(&element, lang, hash, options.open.unwrap_or(true), tabs);
     Core::keep(&core);
     Core::listen(&core);
-    let src = options.src.as_deref().unwrap_or("records/index.json");
     let record = options.record;
+    if let Some(text) = options.text {
+        let entry = load::held(text);
+        loaded(&core, entry.map(|e| vec![e]), record);
+        return Ok(Viewer { core });
+    }
+    let src = options.src.as_deref().unwrap_or("records/index.json");
     match load::load_listing(src).await {
         Ok(load::Listing::Index { url, records }) => {
             // Tabs at once, every record still loading; then the selected record first, so it
@@ -276,7 +296,7 @@ fn read_options(options: JsValue) -> Result<Options, String> {
         let key = key.as_string().unwrap_or_default();
         if !OPTION_NAMES.contains(&key.as_str()) {
             return Err(format!(
-                "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`"
+                "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`"
             ));
         }
     }

@@ -76,6 +76,7 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
                 url: Some(index_url),
                 opened: false,
                 named_by_file: false,
+                hashed: false,
                 content: Content::Loaded(Rc::new(*loaded)),
             }))
         }
@@ -84,6 +85,22 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
             records,
         }),
     }
+}
+
+/// A record the page holds as text (no fetch, no index, so no hash): read and checked by the
+/// core's reader like any other; an error (located, coded) shows in the viewer.
+pub fn held(text: String) -> Result<Entry, LoadError> {
+    let loaded = read_record(text.as_bytes(), None, None)?;
+    Ok(Entry {
+        id: loaded.record.id.to_string(),
+        title: loaded.record.title.clone(),
+        file: String::new(),
+        url: None,
+        opened: false,
+        named_by_file: false,
+        hashed: false,
+        content: Content::Loaded(Rc::new(loaded)),
+    })
 }
 
 /// Whether the start of a file says it is a record rather than an index: its format string
@@ -110,6 +127,7 @@ pub fn pending(index_url: &str, records: &[IndexEntry]) -> Vec<Entry> {
             url: Some(record_url(index_url, entry)),
             opened: false,
             named_by_file: false,
+            hashed: true,
             content: Content::Pending,
         })
         .collect()

@@ -272,6 +272,7 @@ fn opened(
     id: String,
     title: project_lanes::record::Text,
     file: &str,
+    hashed: bool,
     content: Result<Loaded, LoadError>,
 ) -> Entry {
     Entry {
@@ -281,6 +282,7 @@ fn opened(
         url: None,
         opened: true,
         named_by_file: false,
+        hashed,
         content: Content::from(content.map(Rc::new)),
     }
 }
@@ -367,6 +369,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 entry.id.to_string(),
                 entry.title.clone(),
                 &entry.file,
+                true,
                 content,
             ));
         }
@@ -380,6 +383,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                 loaded.record.id.to_string(),
                 loaded.record.title.clone(),
                 &file.name,
+                false,
                 Ok(*loaded),
             ),
             Some(Err(error)) => Entry::failed(&file.name, error),

@@ -10,6 +10,8 @@ use lane_view::error::ViewerError;
 use lane_view::frame::{self, TabIds};
 use lane_view::i18n::Lang;
 use lane_view::panel;
+use lane_view::time::Zone;
+use lane_view::timeline::Axis;
 use lane_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
@@ -18,6 +20,7 @@ use crate::dom::attr;
 use crate::entry::{Entry, Loaded};
 use crate::steps;
 use crate::tree::build;
+use crate::zone::Browser;
 
 /// The tab of `entry`, built apart (to take an old tab's place).
 pub fn tab(doc: &Document, lang: Lang, entry: &Entry, ids: &TabIds) -> Element {
@@ -54,7 +57,7 @@ fn fill_raw(code: &Element, raw: &js_sys::JsString) {
 /// every step is in the page (large records finish in the background). `timeline` gives the
 /// record's timeline section if one was kept.
 pub fn panel(
-    lang: Lang,
+    (lang, axis): (Lang, Axis),
     panel: &Element,
     entry: &Entry,
     timeline: &mut dyn FnMut(&Rc<Loaded>) -> Option<Element>,
@@ -83,7 +86,11 @@ pub fn panel(
     };
     let record = &loaded.record;
     let verification = panel::head(&mut t, ROOT, lang, loaded);
+    panel::origin(&mut t, ROOT, lang, record, &Browser);
     attr(panel, "data-verification", verification);
+    if !entry.hashed {
+        panel::no_hash(&mut t, ROOT, lang);
+    }
     if verification == "invalid" {
         // A record that breaks the format may be of any shape (a step with 270,000 lanes, say):
         // only the located error and its JSON are shown.
@@ -100,7 +107,8 @@ pub fn panel(
         panel.append_child(&kept).ok();
         t = Tree::new();
     } else {
-        lane_view::timeline::section(&mut t, ROOT, lang, record, &panel.id());
+        let on = (axis, &Browser as &dyn Zone);
+        lane_view::timeline::section_on(&mut t, ROOT, lang, record, &panel.id(), on);
     }
     let tail = panel::tail(&mut t, ROOT, lang, entry, loaded);
     let built = build(&t, panel);

@@ -14,6 +14,7 @@ use web_sys::Element;
 use crate::dom::{attr, next_task};
 use crate::entry::Loaded;
 use crate::tree::build;
+use crate::zone::Browser;
 
 /// Elements (steps, their lanes and reservations) built before the panel is shown, about 250
 /// steps of a four-project record.
@@ -54,13 +55,14 @@ fn append(list: &Element, lang: Lang, loaded: &Loaded, from: usize, budget: usiz
         .get_attribute("data-mismatch-at")
         .and_then(|n| n.parse().ok());
     let mut tree = Tree::new();
-    let at = lane_view::steps::cards(
+    let at = lane_view::steps::cards_in_zone(
         &mut tree,
         ROOT,
         lang,
         &loaded.record,
         (from, budget),
         mismatch,
+        &Browser,
     );
     build(&tree, list);
     at

@@ -10,7 +10,8 @@
 //! redraw needs no extra state.
 
 use lane_view::i18n::Lang;
-use lane_view::timeline::{Action, Geometry, WIDTH, detail, position};
+use lane_view::time::Zone;
+use lane_view::timeline::{Action, Axis, Geometry, WIDTH, detail, position, time_edges};
 use lane_view::tree::{ROOT, Tree, px};
 use project_lanes::record::{Record, Step};
 use wasm_bindgen::prelude::*;
@@ -18,16 +19,53 @@ use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
 
 use crate::dom::{as_element, attr, event_as};
 use crate::tree::build;
+use crate::zone::Browser;
 
 /// The timeline section of `record`, built apart; `prefix` makes its ids unique per viewer.
 pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Element {
+    section_on(doc, lang, record, prefix, Axis::Steps)
+}
+
+/// [`section`] on `axis` (records whose steps have times), times in the reader's zone.
+pub fn section_on(
+    doc: &Document,
+    lang: Lang,
+    record: &Record,
+    prefix: &str,
+    axis: Axis,
+) -> Element {
     let mut t = Tree::new();
-    let section = lane_view::timeline::section(&mut t, ROOT, lang, record, prefix);
+    let on = (axis, &Browser as &dyn Zone);
+    let section = lane_view::timeline::section_on(&mut t, ROOT, lang, record, prefix, on);
     build(&t, &doc.create_document_fragment()).element(section)
 }
 
-/// A click on the step buttons, or on a column of the timeline; `None` for any other click.
-pub fn click(target: &Element, event: &Event) -> Option<Action> {
+/// Where the drawing `svg` of `record` puts its steps: its plot (read back from the drawing)
+/// and, on a time axis, the steps' times.
+fn geometry(svg: &Element, record: Option<&Record>) -> Geometry {
+    let number = |name: &str| -> u64 {
+        svg.get_attribute(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let timed = svg.get_attribute("data-axis").as_deref() == Some("time");
+    Geometry {
+        steps: number("data-steps"),
+        label_w: number("data-plot-x"),
+        plot_w: number("data-plot-w"),
+        edges: record.filter(|_| timed).and_then(time_edges),
+    }
+}
+
+/// The axis a click on a switch button asks for; `None` for any other click.
+pub fn axis_click(target: &Element) -> Option<Axis> {
+    let button = closest(target, "[data-axis-choice]")?;
+    Axis::from_name(&button.get_attribute("data-axis-choice")?)
+}
+
+/// A click on the step buttons, or on a column of the timeline of `record`; `None` for any
+/// other click.
+pub fn click(target: &Element, event: &Event, record: Option<&Record>) -> Option<Action> {
     if closest(target, "[data-step-prev]").is_some() {
         return Some(Action::Previous);
     }
@@ -36,24 +74,17 @@ pub fn click(target: &Element, event: &Event) -> Option<Action> {
     }
     let svg = closest(target, "[data-timeline]")?;
     let mouse = event_as::<MouseEvent>(event, "click")?;
-    let number =
-        |name: &str| -> Option<f64> { svg.get_attribute(name)?.parse::<u32>().ok().map(f64::from) };
-    let (steps, plot_x, plot_w) = (
-        number("data-steps")?,
-        number("data-plot-x")?,
-        number("data-plot-w")?,
-    );
+    let g = geometry(&svg, record);
     let bounds = svg.get_bounding_client_rect();
-    if bounds.width() <= 0.0 {
+    if bounds.width() <= 0.0 || g.plot_w == 0 {
         return None;
     }
     // Drawn at its natural width on screen; printed smaller.
     let x = (f64::from(mouse.client_x()) - bounds.left()) * WIDTH as f64 / bounds.width();
-    let at = (x - plot_x) * steps / plot_w;
-    if at < 0.0 || at >= steps {
+    if x < 0.0 {
         return None;
     }
-    Some(Action::To(at as usize))
+    g.step_at((x * 100.0) as u64).map(Action::To)
 }
 
 /// Arrow keys, Home and End while the timeline has focus.
@@ -73,7 +104,7 @@ fn closest(element: &Element, selector: &str) -> Option<Element> {
 pub fn show(
     root: &Element,
     panel: &Element,
-    lang: Lang,
+    (lang, record): (Lang, Option<&Record>),
     current: Option<(usize, &Step)>,
     scroll: bool,
     settled: Option<js_sys::Promise>,
@@ -88,17 +119,8 @@ pub fn show(
     let Some(svg) = panel.query_selector("[data-timeline]").ok().flatten() else {
         return;
     };
-    let number = |name: &str| -> u64 {
-        svg.get_attribute(name)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    let steps = number("data-steps") as usize;
-    let g = Geometry {
-        steps: steps as u64,
-        label_w: number("data-plot-x"),
-        plot_w: number("data-plot-w"),
-    };
+    let g = geometry(&svg, record);
+    let steps = g.steps as usize;
     let where_ = position(lang, step, steps);
     let what = current.map(|(_, s)| detail(lang, s)).unwrap_or_default();
     attr(

@@ -3,6 +3,9 @@
 //! ```text
 //! target/dist/
 //!   index.html embed.html site.css viewer.css   (from www/)
+//!   lane-viewer.js                               (the <lane-viewer> element, an ES module)
+//!   lane-viewer.standalone.js                    (the same as one classic script, wasm inside)
+//!   offline.html                                 (records inside the page: works from file://)
 //!   pkg/lane_viewer.js pkg/lane_viewer_bg.wasm  (the viewer, built and bound)
 //!   records/index.json records/<id>.json         (the committed records)
 //!   SHA256SUMS                                   (every file above)
@@ -120,13 +123,122 @@ pub fn dist() -> Result<PathBuf> {
     }
     build_pkg(&dist.join("pkg"))?;
     step("copying pages and records");
-    for page in ["index.html", "embed.html", "site.css", "viewer.css"] {
+    for page in PAGES {
         copy(&root.join("www").join(page), &dist.join(page))?;
     }
+    step("writing lane-viewer.standalone.js (a classic script, the wasm inside) and offline.html");
+    write_standalone(&dist)?;
+    write_offline_page(&root.join("records"), &dist)?;
     copy_records(&root.join("records"), &dist.join("records"))?;
     let files = write_sums(&dist)?;
     step(&format!("site ready: {} ({files} files)", dist.display()));
     Ok(dist)
+}
+
+/// The files of `www/` a site holds.
+pub const PAGES: [&str; 5] = [
+    "index.html",
+    "embed.html",
+    "site.css",
+    "viewer.css",
+    "lane-viewer.js",
+];
+
+/// Writes `lane-viewer.standalone.js` into `site` (which holds `pkg/` and `lane-viewer.js`).
+pub fn write_standalone(site: &Path) -> Result<()> {
+    let pkg = built(site);
+    let wasm = std::fs::read(&pkg.wasm)?;
+    let mut snippets = String::new();
+    for path in pkg.glue.iter().skip(1) {
+        snippets.push_str(&std::fs::read_to_string(path)?);
+    }
+    let glue = std::fs::read_to_string(&pkg.glue[0])?;
+    let element = std::fs::read_to_string(site.join("lane-viewer.js"))?;
+    let js = standalone(&wasm, &snippets, &glue, &element)?;
+    std::fs::write(site.join("lane-viewer.standalone.js"), js)?;
+    Ok(())
+}
+
+/// The records `offline.html` holds, each in its language.
+const OFFLINE: [(&str, lane_view::i18n::Lang); 2] = [
+    ("busy-project", lane_view::i18n::Lang::En),
+    ("stale-release", lane_view::i18n::Lang::Ja),
+];
+
+/// Writes `offline.html`: a documentation page whose records are inside it (each element holds
+/// the record's static picture and its JSON) with the standalone script, so it works when the
+/// folder is opened from a disk (`file://`), and reads without JavaScript.
+pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
+    let mut body = String::new();
+    for (id, lang) in OFFLINE {
+        let bytes = std::fs::read(records.join(format!("{id}.json")))?;
+        let record = lane_records::parse_record(&bytes)?;
+        let json = String::from_utf8(bytes)?;
+        // `</` inside a script element would end it; `<\/` is the same JSON string.
+        let json = json.replace("</", "<\\/");
+        let picture = lane_view::still::fragment(&record, lang, &format!("lvs-{id}"));
+        body.push_str(&format!(
+            "    <lane-viewer class=\"doc-viewer\" lang=\"{}\">\n      {picture}\n      <script type=\"application/json\">{json}</script>\n    </lane-viewer>\n",
+            lang.tag()
+        ));
+    }
+    let page = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n  <meta charset=\"utf-8\">\n  \
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n  \
+         <meta name=\"color-scheme\" content=\"light dark\">\n  \
+         <title>Project lanes, from a folder</title>\n  \
+         <link rel=\"stylesheet\" href=\"site.css\">\n  <link rel=\"stylesheet\" href=\"viewer.css\">\n\
+         </head>\n<body>\n  <main class=\"page doc\">\n    <h1>Records inside the page</h1>\n    \
+         <p>Each record below is inside this page, so the page works when opened from a folder \
+         (file://) with lane-viewer.standalone.js, and reads as a static picture without JavaScript.</p>\n\
+         {body}  </main>\n  <script src=\"lane-viewer.standalone.js\"></script>\n</body>\n</html>\n"
+    );
+    std::fs::write(site.join("offline.html"), page)?;
+    Ok(())
+}
+
+/// `<lane-viewer>` as one classic script for pages opened from a folder (`file://`, where
+/// module scripts and fetches of the wasm are refused): the wasm as base64, the bound glue and
+/// its snippets without their `import`/`export` lines, and the element with a loader that
+/// instantiates the wasm from those bytes, all inside one function scope.
+pub fn standalone(wasm: &[u8], snippets: &str, glue: &str, element: &str) -> Result<String> {
+    use base64::Engine as _;
+    let unmodule = |js: &str| -> String {
+        js.lines()
+            .filter(|line| !line.starts_with("import ") && !line.starts_with("export {"))
+            .map(|line| {
+                let line = line.strip_prefix("export ").unwrap_or(line);
+                // The glue's default wasm URL, never used here (the bytes are passed in).
+                format!("{}\n", line.replace("import.meta.url", "document.baseURI"))
+            })
+            .collect()
+    };
+    let (start, end) = ("// <loader>", "// </loader>");
+    let (Some(a), Some(b)) = (element.find(start), element.find(end)) else {
+        return Err("www/lane-viewer.js has no // <loader> … // </loader> section".into());
+    };
+    let loader = r#"const BASE = document.currentScript ? document.currentScript.src : document.baseURI;
+let started;
+function loadViewer() {
+  started ??= (async () => {
+    const bytes = Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0));
+    await __wbg_init({ module_or_path: bytes });
+    return { mount };
+  })();
+  return started;
+}
+"#;
+    let element = format!("{}{loader}{}", &element[..a], &element[b + end.len()..]);
+    if element.contains("import.meta") || element.contains("import(") {
+        return Err("www/lane-viewer.js uses a module feature outside its loader section".into());
+    }
+    let wasm = base64::engine::general_purpose::STANDARD.encode(wasm);
+    Ok(format!(
+        "// <lane-viewer> as one classic script (wasm inside), written by `cargo xtask dist`.\n\
+         (() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\n{}{}{element}}})();\n",
+        unmodule(snippets),
+        unmodule(&strip_comments(glue)),
+    ))
 }
 
 /// Copies `index.json` and the record files it lists (nothing else from `records/`).
@@ -227,5 +339,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_standalone_build_is_one_classic_script_with_the_wasm_inside() {
+        let glue = "import { buildTree } from './snippets/x/js/tree.js';\n\
+                    export class Viewer {}\n\
+                    export function mount(e, o) { return buildTree(e, o); }\n\
+                    async function __wbg_init(m) { return new URL('lane_viewer_bg.wasm', import.meta.url); }\n\
+                    export { initSync, __wbg_init as default };\n";
+        let snippet = "export function buildTree(a, b) { return [a, b]; }\n";
+        let element =
+            std::fs::read_to_string(crate::util::project_root().join("www/lane-viewer.js"))
+                .unwrap();
+        let js = super::standalone(b"\0asm", snippet, glue, &element).unwrap();
+        assert!(
+            js.contains("const WASM = \"AGFzbQ==\";"),
+            "the wasm as base64"
+        );
+        for line in js.lines() {
+            assert!(
+                !line.starts_with("import ") && !line.starts_with("export "),
+                "{line}"
+            );
+        }
+        assert!(!js.contains("import.meta") && !js.contains("import("));
+        assert!(js.contains("function buildTree(a, b)") && js.contains("class Viewer {}"));
+        assert!(js.contains("await __wbg_init({ module_or_path: bytes })"));
+        assert!(js.contains("customElements.define(\"lane-viewer\""));
+        // Without the loader markers there is nothing to replace: an error, not a module script.
+        let e = super::standalone(b"", snippet, glue, "import(x)").unwrap_err();
+        assert!(e.to_string().contains("// <loader>"), "{e}");
     }
 }

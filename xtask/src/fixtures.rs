@@ -31,6 +31,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
     copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    element_site(&root, &site)?;
     // The corpus of hostile and edge-case record files with their expected verdicts, which
     // `lane-records replay` must give too (`records/tests/corpus.rs`).
     let corpus = root.join("records/tests/corpus");
@@ -96,6 +97,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     hostile_sources(&site, &good, &stale)?;
     dense_refusals(&site)?;
     oversized_record(&site)?;
+    journal_records(&site)?;
 
     for steps in BENCH_STEPS
         .into_iter()
@@ -109,6 +111,37 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
     }
     Ok(site)
+}
+
+/// What the `<lane-viewer>` tests load: the element next to a built viewer (`pkg/`), its
+/// standalone build, and every bundled record's static picture in both languages
+/// (`static/<lang>/<id>.html` and `.svg`, from `lane-records render`'s code).
+fn element_site(root: &Path, site: &Path) -> Result<()> {
+    crate::dist::build_pkg(&site.join("pkg"))?;
+    copy(
+        &root.join("www/lane-viewer.js"),
+        &site.join("lane-viewer.js"),
+    )?;
+    crate::dist::write_standalone(site)?;
+    let index: Index = serde_json::from_slice(&std::fs::read(root.join("records/index.json"))?)?;
+    let files: Vec<PathBuf> = index
+        .records
+        .iter()
+        .map(|e| root.join("records").join(&e.file))
+        .collect();
+    for lang in [lane_view::i18n::Lang::En, lane_view::i18n::Lang::Ja] {
+        let dir = site.join("static").join(lang.tag());
+        let outputs = lane_records::render::Outputs {
+            html: Some(&dir),
+            svg: Some(&dir),
+            lang,
+        };
+        let made = lane_records::render::render(&files, &outputs)?;
+        let targets: Vec<(PathBuf, &lane_records::OutputFile)> =
+            made.iter().map(|(d, f)| (d.clone(), f)).collect();
+        lane_records::write_files(&targets)?;
+    }
+    Ok(())
 }
 
 fn text(en: &str, ja: &str) -> Text {
@@ -355,6 +388,103 @@ fn dense_refusals(site: &Path) -> Result<()> {
             &bytes,
         )],
     )
+}
+
+/// Version 2 records exported from journals of a running system, with times (uneven: a pause
+/// of ten seconds, steps a millisecond apart) and callers: a dispatcher's whole journal and a
+/// window of a lanes journal that starts with a lane held.
+fn journal_records(site: &Path) -> Result<()> {
+    use project_lanes::ProjectLanes;
+    use project_lanes::dispatch::Dispatcher;
+    use project_lanes::journal::{Actor, Clock, Export, Journal};
+    use project_lanes::record::Timestamp;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    // 2026-05-01T03:00:00.000Z, then as each call sets it.
+    const START: u64 = 1_777_604_400_000;
+    let now = Arc::new(AtomicU64::new(START));
+    let clock: Arc<dyn Clock> = {
+        let now = now.clone();
+        Arc::new(move || {
+            Timestamp::from_millis(now.load(Ordering::Relaxed))
+                .unwrap_or_else(|e| unreachable!("fixture time: {e}"))
+        })
+    };
+    let at = |ms: u64| now.store(START + ms, Ordering::Relaxed);
+
+    let mut d = Dispatcher::new(&["general", "delivery"])?.with_journal(Some(clock.clone()));
+    d.set_actor(Actor::new("web-1/pid 4120"));
+    at(0);
+    let a = d.enqueue("general", "docs", "gen-1")?;
+    at(1);
+    let b = d.enqueue("delivery", "docs", "cafe-1")?;
+    d.set_actor(Actor::new("worker general 1"));
+    at(120);
+    d.dispatch("general")?;
+    at(10_120);
+    d.finish(a, project_lanes::Outcome::Succeeded)?;
+    at(10_121);
+    d.persisted(a, true)?;
+    d.set_actor(Actor::new("worker delivery 1"));
+    at(10_130);
+    d.dispatch("delivery")?;
+    at(10_131);
+    d.cancel(b).unwrap_err();
+    at(12_500);
+    d.finish(b, project_lanes::Outcome::Failed)?;
+    at(12_502);
+    d.persisted(b, false)?;
+    let mut journal = Journal::dispatcher(d.queues());
+    journal.extend(d.take_journal());
+    let dispatcher = journal.record(
+        &Export::new("shop-journal", "shop")?
+            .title(text("The shop's dispatcher, as it ran", "ショップのディスパッチャーの実際の動き"))
+            .summary(text(
+                "Two reservations of one project in two queues, exported from the dispatcher's journal.",
+                "1 つのプロジェクトの予約 2 件を 2 つのキューで処理した記録を、ディスパッチャーのジャーナルから書き出したものです。",
+            )),
+    )?;
+
+    let lanes = ProjectLanes::new().with_journal(Some(clock));
+    at(60_000);
+    let nightly = lanes.claim("docs", "nightly-7")?;
+    at(61_000);
+    lanes.request_stop(&nightly)?;
+    // The window starts here, with the lane held and a stop requested.
+    at(62_000);
+    lanes.release(&nightly, project_lanes::Outcome::Cancelled)?;
+    at(62_004);
+    let next = lanes.claim("docs", "nightly-8")?;
+    at(62_005);
+    lanes.claim("docs", "deploy-3").unwrap_err();
+    at(90_000);
+    lanes.release(&next, project_lanes::Outcome::Succeeded)?;
+    let mut journal = Journal::lanes();
+    journal.extend(lanes.take_journal());
+    let since = Timestamp::from_millis(START + 62_000)?;
+    let window = journal.record(
+        &Export::new("farm-window", "build farm")?
+            .since(since)
+            .title(text(
+                "A window of the build farm's lanes",
+                "ビルドファームのレーンの一部",
+            ))
+            .summary(text(
+                "The lanes' journal from the moment a stopped run was released.",
+                "停止を要求された実行が解放された時点からのレーンのジャーナルです。",
+            )),
+    )?;
+
+    let dir = site.join("fixtures/journal");
+    let mut entries = Vec::new();
+    for record in [dispatcher, window] {
+        let bytes = to_json(&record);
+        let file = format!("{}.json", record.id.as_str());
+        write(&dir.join(&file), &bytes)?;
+        entries.push(entry(record.id.as_str(), &file, sha256_hex(&bytes), &bytes));
+    }
+    write_index(&dir, entries)
 }
 
 /// A single record file over the 16 MiB limit, for `src` (it names a record, not an index).

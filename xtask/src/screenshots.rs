@@ -1,5 +1,5 @@
 //! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese) and
-//! its embed page (one viewer in each language), in light and dark colour schemes, in each
+//! its embed page and its page of records inside the page (one viewer in each language), in light and dark colour schemes, in each
 //! engine, as PNG files in `target/screenshots/` — to look at what the tests cannot judge.
 //! Each picture is taken once every record on the page is shown and verified, with the window
 //! as tall as the page (up to `MAX_HEIGHT`).
@@ -21,7 +21,7 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, and how many viewers the page holds.
-const SHOTS: [(&str, &str, usize); 3] = [
+const SHOTS: [(&str, &str, usize); 4] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
@@ -33,6 +33,7 @@ const SHOTS: [(&str, &str, usize); 3] = [
         1,
     ),
     ("embed", "embed.html", 2),
+    ("offline", "offline.html", 2),
 ];
 
 /// True once `arguments[0]` viewers show a verified record, no tab is loading and the fonts

@@ -42,7 +42,7 @@
 
 mod journal;
 mod restore;
-mod types;
+pub(crate) mod types;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

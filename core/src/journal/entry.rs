@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::dispatch::{DispatchError, ReservationId, ReservationView, Settled};
+use crate::dispatch::types::{DispatchError, ReservationId, ReservationView, Settled};
 use crate::record::{MAX_NAME_CHARS, Nothing, Op, Timestamp};
 use crate::{Label, LaneView, Outcome, Receipt};
 

@@ -11,7 +11,7 @@
 //!
 //! An entry is small (one cache line): the project is its slot number in the shard, and a run
 //! label is copied only for a refusal; a release moves its lease's run out of the lane it held
-//! (the lane gets a stand-in), and a take finds the run of a claim or a stop request in that
+//! into its entry, and a take finds the run of a claim or a stop request in that
 //! release, or in the lane the lease still holds, read with the buffer under the same lock. An
 //! entry whose run is not known yet (its release is on its way into a buffer) waits, like one
 //! after a gap.
@@ -36,7 +36,7 @@ use std::collections::{BinaryHeap, VecDeque};
 #[cfg(feature = "journal")]
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::dispatch::DispatchError;
+use crate::dispatch::types::DispatchError;
 use crate::record::Timestamp;
 use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt};
 
@@ -86,8 +86,9 @@ pub struct Slots(pub Vec<Option<SlotView>>);
 pub type SlotView = (Label, Option<(u64, Label)>);
 
 impl LaneEntry {
+    /// An entry at `at`: milliseconds since 1970, or [`NO_TIME`].
     pub(crate) fn new(
-        at: Option<Timestamp>,
+        at: u64,
         call: LaneCall,
         slot: u32,
         generation: u64,
@@ -96,7 +97,7 @@ impl LaneEntry {
     ) -> LaneEntry {
         LaneEntry {
             seq: 0,
-            at: at.map_or(NO_TIME, Timestamp::millis),
+            at,
             generation,
             slot,
             call,
@@ -179,7 +180,7 @@ impl LaneEntry {
 const _: () = assert!(std::mem::size_of::<LaneEntry>() <= 64);
 
 /// An entry's time when the journal has no clock (no timestamp reaches it: they end in 9999).
-const NO_TIME: u64 = u64::MAX;
+pub(crate) const NO_TIME: u64 = u64::MAX;
 
 /// A shard's part of the journal, kept inside the shard (under its lock). Empty (zero-sized)
 /// without the feature `journal`.
@@ -422,12 +423,13 @@ pub trait Hook: Send + Sync {
     type Pending;
     /// The time for the operation about to run.
     fn now(&self) -> Self::Time;
-    /// Under the shard's lock: logs the operation, made by `entry` from its time.
+    /// Under the shard's lock: logs the operation, made by `entry` from its time (milliseconds
+    /// since 1970, or [`NO_TIME`]).
     fn log(
         &self,
         log: &mut ShardLog,
         at: Self::Time,
-        entry: impl FnOnce(Option<Timestamp>) -> LaneEntry,
+        entry: impl FnOnce(u64) -> LaneEntry,
     ) -> Self::Pending;
     /// After the lock: what the log left to do, with `refill` to lock the shard again and call
     /// [`ShardLog::refill`].
@@ -451,7 +453,7 @@ impl Hook for Unjournaled {
     #[inline(always)]
     fn now(&self) {}
     #[inline(always)]
-    fn log(&self, _: &mut ShardLog, _: (), _: impl FnOnce(Option<Timestamp>) -> LaneEntry) {}
+    fn log(&self, _: &mut ShardLog, _: (), _: impl FnOnce(u64) -> LaneEntry) {}
     #[inline(always)]
     fn after(
         &self,
@@ -466,20 +468,24 @@ impl Hook for Unjournaled {
 
 #[cfg(feature = "journal")]
 impl Hook for Journaled {
-    type Time = Option<Timestamp>;
+    /// Milliseconds since 1970, or [`NO_TIME`] without a clock.
+    type Time = u64;
     type Pending = Option<LaneEntry>;
 
     #[inline]
-    fn now(&self) -> Option<Timestamp> {
-        self.clock.as_ref().map(|c| c.now())
+    fn now(&self) -> u64 {
+        match &self.clock {
+            Some(clock) => clock.now().millis(),
+            None => NO_TIME,
+        }
     }
 
     #[inline]
     fn log(
         &self,
         log: &mut ShardLog,
-        at: Option<Timestamp>,
-        entry: impl FnOnce(Option<Timestamp>) -> LaneEntry,
+        at: u64,
+        entry: impl FnOnce(u64) -> LaneEntry,
     ) -> Option<LaneEntry> {
         log.log(entry(at))
     }
@@ -499,7 +505,7 @@ impl Hook for Journaled {
     #[cold]
     fn refused(&self, entry: impl FnOnce() -> Entry) {
         let mut entry = entry();
-        entry.at = self.now();
+        entry.at = self.clock.as_ref().map(|c| c.now());
         lock(&self.unplaced).push(entry);
     }
 }
@@ -514,14 +520,7 @@ mod tests {
 
     /// A claim, numbered `seq` in its shard, with generation `seq`, carrying its run.
     fn entry(seq: u64, at: u64) -> LaneEntry {
-        let mut e = LaneEntry::new(
-            Some(Timestamp::from_millis(at).unwrap()),
-            LaneCall::Claim,
-            0,
-            seq,
-            Ok(false),
-            Some(label("r")),
-        );
+        let mut e = LaneEntry::new(at, LaneCall::Claim, 0, seq, Ok(false), Some(label("r")));
         e.seq = seq;
         e
     }
@@ -563,13 +562,14 @@ mod tests {
     fn a_claims_run_comes_from_its_release_or_from_the_lane_it_still_holds() {
         let journal = Journaled::new(None, 1);
         let claim = |seq, generation| {
-            let mut e = LaneEntry::new(None, LaneCall::Claim, 0, generation, Ok(false), None);
+            let mut e = LaneEntry::new(NO_TIME, LaneCall::Claim, 0, generation, Ok(false), None);
             e.seq = seq;
             e
         };
         let release = |seq, generation, run: &str| {
             let outcome = LaneCall::Release(Outcome::Succeeded);
-            let mut e = LaneEntry::new(None, outcome, 0, generation, Ok(false), Some(label(run)));
+            let mut e =
+                LaneEntry::new(NO_TIME, outcome, 0, generation, Ok(false), Some(label(run)));
             e.seq = seq;
             e
         };

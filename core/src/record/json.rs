@@ -104,9 +104,11 @@ impl From<serde_json::Error> for ReadError {
             JsonKind::Syntax
         };
         let message = e.to_string();
-        // serde_json appends " at line L column C"; the position is reported separately.
-        let message = match message.rfind(" at line ") {
-            Some(cut) => message[..cut].to_string(),
+        // serde_json appends " at line L column C"; the position is reported separately. (A
+        // suffix compared, not searched for: no substring search is linked into the viewer.)
+        let position = format!(" at line {} column {}", e.line(), e.column());
+        let message = match message.strip_suffix(position.as_str()) {
+            Some(kept) => kept.to_string(),
             None => message,
         };
         ReadError::Json {

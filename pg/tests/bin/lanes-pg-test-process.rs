@@ -4,6 +4,10 @@
 //! ```text
 //! lanes-pg-test-process worker URL SCHEMA ID SECONDS   claim and dispatch at random, log every interval
 //! lanes-pg-test-process hold URL SCHEMA PROJ QUEUE     take a lane and a reservation, then wait forever
+//! lanes-pg-test-process journal-worker URL SCHEMA ID OPS [--hang]
+//!     OPS direct lane operations on lane-* projects and dispatcher operations on job-*
+//!     projects, refusals and stop requests included, for a journal to replay; with --hang,
+//!     then takes a job and waits to be killed holding it (see `journal_worker`)
 //! lanes-pg-test-process lease URL SCHEMA PROJ RUN [--drop-handle]
 //!     claim PROJ for RUN, say `CLAIMED <generation>` (after dropping the claiming handle, so
 //!     its session ends, with --drop-handle), wait for a line on stdin, release the lease
@@ -29,6 +33,13 @@ fn main() -> ExitCode {
             (Ok(id), Ok(seconds)) => worker(url, schema, id, seconds),
             _ => Err("worker needs a number ID and a number of SECONDS".into()),
         },
+        ["journal-worker", url, schema, id, ops, rest @ ..] => {
+            match (id.parse(), ops.parse(), rest) {
+                (Ok(id), Ok(ops), []) => journal_worker(url, schema, id, ops, false),
+                (Ok(id), Ok(ops), ["--hang"]) => journal_worker(url, schema, id, ops, true),
+                _ => Err("journal-worker needs a number ID, a number OPS, maybe --hang".into()),
+            }
+        }
         ["hold", url, schema, project, queue] => hold(url, schema, project, queue),
         ["lease", url, schema, project, run] => lease(url, schema, project, run, false),
         ["lease", url, schema, project, run, "--drop-handle"] => {
@@ -143,6 +154,102 @@ fn worker(url: &str, schema: &str, id: u64, seconds: f64) -> Result<(), String> 
         }
     }
     out.flush().map_err(|e| e.to_string())
+}
+
+/// The projects and queues of `journal_worker`: lanes and dispatcher kept apart, since a record
+/// shows one or the other.
+const LANE_PROJECTS: [&str; 3] = ["lane-a", "lane-b", "lane-c"];
+const JOB_PROJECTS: [&str; 3] = ["job-a", "job-b", "job-c"];
+const JOURNAL_QUEUES: [&str; 2] = ["general", "delivery"];
+
+/// `ops` times, at random: claims (often refused), stop requests, releases with every outcome,
+/// releases of leases already released (refused); enqueues, dispatches, finishes, saves that
+/// succeed or fail, resolves of what failed, cancels. Says `READY` once connected. Then releases
+/// what it holds and ends, or, with `hang`, claims a lane and dispatches a job more, says `DONE`
+/// and waits to be killed holding them.
+fn journal_worker(url: &str, schema: &str, id: u64, ops: u64, hang: bool) -> Result<(), String> {
+    let config = project_lanes_pg::PgConfig::new(url, schema).actor(&format!("worker-{id}"));
+    let lanes = PgLanes::connect_with(&config).map_err(err)?;
+    // A hanging worker has a queue of its own too, for the job it dies holding.
+    let own = format!("hang-{id}");
+    let mut queues = JOURNAL_QUEUES.to_vec();
+    if hang {
+        queues.push(&own);
+    }
+    let mut d = PgDispatcher::connect_with(&config, &queues).map_err(err)?;
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ (id + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    say("READY")?;
+    let outcomes = [
+        Outcome::Succeeded,
+        Outcome::Failed,
+        Outcome::Cancelled,
+        Outcome::NeedsReview,
+    ];
+    let mut held = Vec::new();
+    let mut released = Vec::new();
+    for count in 0..ops {
+        match rng.below(12) {
+            0..=2 => {
+                let project = LANE_PROJECTS[rng.below(3)];
+                if let Ok(lease) = lanes.claim(project, &format!("w{id}-{count}")) {
+                    held.push(lease);
+                }
+            }
+            3 if !held.is_empty() => {
+                let lease = &held[rng.below(held.len())];
+                lanes.request_stop(lease).map_err(err)?;
+            }
+            4 | 5 if !held.is_empty() => {
+                let lease = held.swap_remove(rng.below(held.len()));
+                lanes.release(&lease, outcomes[rng.below(4)]).map_err(err)?;
+                released.push(lease);
+            }
+            6 if !released.is_empty() => {
+                let stale = &released[rng.below(released.len())];
+                lanes.release(stale, Outcome::Succeeded).unwrap_err();
+            }
+            7 => {
+                let (queue, project) = (JOURNAL_QUEUES[rng.below(2)], JOB_PROJECTS[rng.below(3)]);
+                let r = d
+                    .enqueue(queue, project, &format!("w{id}-{count}"))
+                    .map_err(err)?;
+                if rng.below(6) == 0 {
+                    // Cancelled, unless a dispatch took it first (NOT_QUEUED, journaled too).
+                    let _ = d.cancel(r);
+                }
+            }
+            _ => {
+                let queue = JOURNAL_QUEUES[rng.below(2)];
+                if let Some(job) = d.dispatch(queue).map_err(err)? {
+                    std::thread::sleep(Duration::from_micros(rng.below(300) as u64));
+                    d.finish(job.reservation, outcomes[rng.below(3)])
+                        .map_err(err)?;
+                    let saved = rng.below(5) != 0;
+                    d.persisted(job.reservation, saved).map_err(err)?;
+                    if !saved {
+                        d.resolve(job.reservation).map_err(err)?;
+                    }
+                }
+            }
+        }
+    }
+    if hang {
+        // A lane and a job of its own, so that it surely dies holding both.
+        held.push(lanes.claim(&format!("lane-h{id}"), "hung").map_err(err)?);
+        d.enqueue(&own, &format!("job-h{id}"), "hung")
+            .map_err(err)?;
+        d.dispatch(&own)
+            .map_err(err)?
+            .ok_or("a job of its own project, in its own queue, is always available")?;
+        say("DONE")?;
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    for lease in held {
+        lanes.release(&lease, Outcome::Succeeded).map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Takes `project`'s lane directly and dispatches one reservation from `queue`, says `READY`,

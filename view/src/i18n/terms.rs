@@ -26,7 +26,7 @@ impl Term {
     /// Every term, from the kinds' own lists.
     pub fn all() -> Vec<Term> {
         let mut all: Vec<Term> = Op::ALL.map(Term::Op).to_vec();
-        all.extend([LaneState::Running, LaneState::StopRequested].map(Term::State));
+        all.extend(LANE_STATES.map(Term::State));
         all.extend(Outcome::ALL.map(Term::Outcome));
         all.extend(LaneError::ALL.map(Term::LaneError));
         all.extend(DispatchError::OWN.map(Term::Dispatch));
@@ -35,6 +35,20 @@ impl Term {
         all
     }
 }
+
+/// Every state a held lane can be in. The core keeps no list of them: the match below does not
+/// compile without a new state, which belongs in this list too.
+const LANE_STATES: [LaneState; 2] = {
+    const fn listed(state: LaneState) -> usize {
+        match state {
+            LaneState::Running => 0,
+            LaneState::StopRequested => 1,
+        }
+    }
+    let all = [LaneState::Running, LaneState::StopRequested];
+    assert!(listed(all[0]) == 0 && listed(all[1]) == 1);
+    all
+};
 
 impl Message for Term {
     fn text(self, lang: Lang) -> &'static str {

@@ -199,6 +199,14 @@ catalog! {
             en: "Replayed on the core in this browser: its {0} step matches",
             ja: "このブラウザ上のコアで再生しました：{0} ステップが一致します",
         }
+        NoHash {
+            en: "No index came with this record, so there is no SHA-256 to compare its file with; it is checked and replayed all the same.",
+            ja: "この記録には記録の一覧がないため、ファイルと照合する SHA-256 はありません。検査と再生はほかの記録と同じく行います。",
+        }
+        NotYetVerified {
+            en: "A static picture of this record, not yet checked or replayed: the viewer replays it on the core in this browser when it starts.",
+            ja: "この記録の静的な表示です。まだ検査も再生もしていません。ビューアが起動すると、このブラウザ上のコアで再生します。",
+        }
         MismatchStep {
             en: "Step {0} ({1}) does not match the core:",
             ja: "ステップ {0}（{1}）がコアと一致しません：",
@@ -222,5 +230,38 @@ catalog! {
         InvalidLine {
             en: "This record breaks the record format, so it was not replayed:",
             ja: "この記録は形式の規則に合っていないため、再生していません：",
-        }    }
+        }        /// A step's time (version 2 records).
+        StepTime {
+            en: "Time",
+            ja: "時刻",
+        }
+        /// Who called, in the system's words (version 2 records).
+        StepActor {
+            en: "Caller",
+            ja: "呼び出し元",
+        }
+        /// A record exported from a system's journal; `{0}`: the system's name.
+        FromSystem {
+            en: "Recorded from a running system: {0}.",
+            ja: "稼働中のシステム「{0}」から記録したものです。",
+        }
+        /// The window a journal's record was cut from; `{0}`, `{1}`: its first and end times.
+        WindowBoth {
+            en: "Transitions from {0} until {1}.",
+            ja: "{0}から{1}までの遷移です。",
+        }
+        WindowSince {
+            en: "Transitions from {0}.",
+            ja: "{0}以降の遷移です。",
+        }
+        WindowUntil {
+            en: "Transitions until {0}.",
+            ja: "{0}までの遷移です。",
+        }
+        /// `{0}`: the reader's zone as an offset (`UTC+09:00`).
+        TimesInZone {
+            en: "Times are shown in your time zone ({0}).",
+            ja: "時刻は閲覧環境のタイムゾーン（{0}）で表示しています。",
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! One viewer's state and its transitions, apart from any page: the records ([`Entry`]), which
-//! one is selected, the language, the current step and the step a deep link asked for before
+//! one is selected, the language, the timeline's axis, the current step and the step a deep link asked for before
 //! its record arrived, and the error boxes. Each transition changes the state and returns
 //! [`Changes`]: what a view must show again. Nothing here touches a page, so native tests
 //! drive it step by step (`state/tests.rs`).
@@ -8,6 +8,7 @@ use crate::deep_link::{self, Link};
 use crate::entry::{Content, Entry};
 use crate::error::{LoadError, ViewerError};
 use crate::i18n::Lang;
+use crate::timeline::Axis;
 
 #[cfg(test)]
 mod tests;
@@ -31,8 +32,8 @@ pub enum Write {
 }
 
 /// What a transition changed, for a view to show again, in this order: everything, the error
-/// boxes, one tab, which tab is selected, the loading state, the panel, the current step, the
-/// deep link.
+/// boxes, one tab, which tab is selected, the loading state, the panel, the timeline, the
+/// current step, the deep link.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Everything: the language or the records changed.
@@ -47,6 +48,8 @@ pub struct Changes {
     pub loaded: bool,
     /// The panel shows another record (or the selected one arrived).
     pub panel: bool,
+    /// The timeline is drawn again (on another axis).
+    pub timeline: bool,
     /// The current step is shown again; `true` to scroll it into view.
     pub step: Option<bool>,
     /// The deep link is written.
@@ -61,6 +64,7 @@ impl std::ops::BitOrAssign for Changes {
         self.tabs |= other.tabs;
         self.loaded |= other.loaded;
         self.panel |= other.panel;
+        self.timeline |= other.timeline;
         self.step = match (self.step, other.step) {
             (Some(a), Some(b)) => Some(a || b),
             (a, b) => a.or(b),
@@ -75,6 +79,9 @@ impl std::ops::BitOrAssign for Changes {
 /// One viewer's state. `T` is the file's text as the page keeps it.
 pub struct State<T> {
     pub lang: Lang,
+    /// The timeline's axis for records whose steps have times (others have one column per
+    /// step whatever it is).
+    pub axis: Axis,
     /// Follows and writes the deep link.
     pub follows_link: bool,
     /// The index (or the single record `src` names) is still loading.
@@ -96,6 +103,7 @@ impl<T> State<T> {
     pub fn new(lang: Lang, follows_link: bool) -> State<T> {
         State {
             lang,
+            axis: Axis::Steps,
             follows_link,
             loading: true,
             entries: Vec::new(),
@@ -242,6 +250,17 @@ impl<T> State<T> {
         Changes {
             all,
             link: self.push(origin),
+            ..Changes::default()
+        }
+    }
+
+    /// Draws the timeline on `axis`, keeping the record and its current step.
+    pub fn set_axis(&mut self, axis: Axis) -> Changes {
+        let changed = axis != self.axis;
+        self.axis = axis;
+        Changes {
+            timeline: changed,
+            step: (changed && self.current_step.is_some()).then_some(false),
             ..Changes::default()
         }
     }

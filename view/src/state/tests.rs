@@ -28,6 +28,7 @@ fn record(id: &str, steps: usize) -> Entry<()> {
         url: None,
         opened: false,
         named_by_file: false,
+        hashed: true,
         content: Content::Loaded(Rc::new(Loaded::new(record, ()))),
     }
 }
@@ -244,4 +245,29 @@ fn the_link_written_names_the_record_its_language_and_its_step_from_one() {
     let hash = state.link("", encode).unwrap();
     assert_eq!(hash, "#record=a&lang=ja&step=2");
     assert_eq!(state.link(&hash, encode), None, "unchanged");
+}
+
+#[test]
+fn the_axis_redraws_the_timeline_and_keeps_the_record_its_step_and_the_link() {
+    let mut state = mounted(true);
+    state.select_step(1, Origin::User).unwrap();
+    let changes = state.set_axis(Axis::Time);
+    assert!(changes.timeline && !changes.panel && !changes.all);
+    assert_eq!(
+        changes.step,
+        Some(false),
+        "the marker moves, nothing scrolls"
+    );
+    assert_eq!(changes.link, None, "the link does not name the axis");
+    assert_eq!(
+        (state.selected_id(), state.current_step),
+        (Some("a"), Some(1))
+    );
+    assert_eq!(state.set_axis(Axis::Time), Changes::default());
+    // Another record keeps the reader's choice.
+    state.select_index(1, Origin::User);
+    assert_eq!(state.axis, Axis::Time);
+    let changes = state.set_axis(Axis::Steps);
+    assert!(changes.timeline);
+    assert_eq!(changes.step, None, "no step to show");
 }

@@ -10,7 +10,8 @@ use project_lanes::record::Record;
 
 use super::alt::alt_text;
 use super::geometry::{
-    AXIS_H, CODE_H, GROUP_H, Geometry, PAD_RIGHT, ROW_H, WIDTH, clip, small_w, text_w,
+    AXIS_H, Axis, CODE_H, GROUP_H, Geometry, PAD_RIGHT, ROW_H, WIDTH, clip, small_w, text_w,
+    time_edges,
 };
 use super::labels::{group_label, no_position, row_label};
 use super::legend::legend;
@@ -18,6 +19,7 @@ use super::look::{Bar, Fill, look, patterns, shape};
 use super::model::{Row, RowKind, State, Timeline, timeline};
 use super::refused::{Band, Mark, draw_marks, refused_marks};
 use crate::i18n::{Lang, TlMsg, group, text};
+use crate::time::{Local, Utc, Zone};
 use crate::tree::{N, Tree, push_number, push_px};
 
 /// The ids of the hidden text alternative and keys hint (`aria-describedby` of the drawing).
@@ -27,14 +29,41 @@ fn described_by(prefix: &str) -> (String, String) {
 
 /// The timeline section under `parent`: heading, the drawing with its row labels, the note that
 /// it scrolls, its legend, and (for assistive technologies) its text alternative and keys.
-/// `prefix` makes ids unique per viewer.
+/// `prefix` makes ids unique per viewer. One column per step; [`section_on`] draws a record
+/// whose steps have times on a time axis too.
 pub fn section(t: &mut Tree, parent: N, lang: Lang, record: &Record, prefix: &str) -> N {
+    section_on(t, parent, lang, record, prefix, (Axis::Steps, &Utc))
+}
+
+/// [`section`] on `axis`, with times in `zone` (the reader's). A record whose steps all have
+/// times gets the switch between the two axes (`[data-axis-choice]`) and says which it shows
+/// (`data-axis` on the section and the drawing); on others `axis` is ignored.
+pub fn section_on(
+    t: &mut Tree,
+    parent: N,
+    lang: Lang,
+    record: &Record,
+    prefix: &str,
+    (axis, zone): (Axis, &dyn Zone),
+) -> N {
     let model = timeline(record);
+    let edges = time_edges(record);
     let wrap = t.el(parent, "section", "lv-timeline");
     let heading = t.el(wrap, "h3", "lv-h lv-tl-h");
     t.text(heading, text(lang, TlMsg::Heading));
+    let time = match edges {
+        Some(edges) => {
+            t.attr(wrap, "data-axis", axis.as_str());
+            switch(t, wrap, lang, axis);
+            (axis == Axis::Time).then(|| {
+                let first = record.steps.first().and_then(|s| s.at).map(|a| a.millis());
+                (edges, first.unwrap_or_default(), zone)
+            })
+        }
+        None => None,
+    };
     let scroll = t.el(wrap, "div", "lv-tl-scroll");
-    let counted = draw(t, scroll, lang, &model, prefix);
+    let counted = draw(t, scroll, lang, &model, prefix, time);
     let hint = t.el(wrap, "p", "lv-tl-hint");
     t.attr(hint, "data-timeline-hint", "");
     t.attr(hint, "aria-hidden", "true");
@@ -79,14 +108,50 @@ fn label_width(model: &Timeline) -> u64 {
     (longest + 16).clamp(72, 220)
 }
 
+/// The two buttons that switch the axis, the one shown pressed.
+fn switch(t: &mut Tree, parent: N, lang: Lang, axis: Axis) {
+    let group = t.el(parent, "div", "lv-tl-axes");
+    t.attr(group, "role", "group");
+    t.attr(group, "aria-label", text(lang, TlMsg::AxisLabel));
+    for (choice, words) in [
+        (Axis::Steps, TlMsg::AxisSteps),
+        (Axis::Time, TlMsg::AxisTime),
+    ] {
+        let button = t.el(group, "button", "lv-tl-axis-choice");
+        t.attr(button, "type", "button");
+        t.attr(button, "data-axis-choice", choice.as_str());
+        t.attr(
+            button,
+            "aria-pressed",
+            if choice == axis { "true" } else { "false" },
+        );
+        t.text(button, text(lang, words));
+    }
+}
+
+/// On a time axis: the steps' places ([`time_edges`]), the first step's time and the zone.
+type TimeAxis<'a> = (Vec<u64>, u64, &'a dyn Zone);
+
 /// The drawing and its row labels; whether some refused steps are drawn counted together.
-fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) -> bool {
+fn draw(
+    t: &mut Tree,
+    parent: N,
+    lang: Lang,
+    model: &Timeline,
+    prefix: &str,
+    time: Option<TimeAxis>,
+) -> bool {
     let dispatcher = model.groups.len() > 1;
     let label_w = label_width(model);
+    let (edges, time) = match time {
+        Some((edges, first, zone)) => (Some(edges), Some((first, zone))),
+        None => (None, None),
+    };
     let g = Geometry {
         steps: model.steps as u64,
         label_w,
         plot_w: WIDTH - label_w - PAD_RIGHT,
+        edges,
     };
     let col = g.plot_w * 100 / g.steps.max(1);
     let rows: usize = model.groups.iter().map(|g| g.rows.len()).sum();
@@ -137,8 +202,14 @@ fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) -> 
     ] {
         t.attr(root, name, value);
     }
+    if time.is_some() {
+        t.attr(root, "data-axis", "time");
+    }
     patterns(t, root, prefix);
-    axis(t, root, &g, model.steps, rows_end);
+    match time {
+        Some((first, zone)) => time_axis(t, root, &g, (first, zone, lang), rows_end),
+        None => axis(t, root, &g, model.steps, rows_end),
+    }
 
     // Rows.
     let mut y = AXIS_H;
@@ -191,7 +262,7 @@ fn draw(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, prefix: &str) -> 
         root,
         "lv-tl-current",
         (g.x(0), 20),
-        (col.max(200), rows_end - 20),
+        ((g.x(1) - g.x(0)).max(200), rows_end - 20),
     );
     t.attr(marker, "data-current-marker", "");
     t.attr(marker, "display", "none");
@@ -238,6 +309,114 @@ fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
         push_px(&mut grid, center);
         grid.push_str(",20V");
         push_number(&mut grid, rows_end);
+    }
+    let grid_path = t.svg(root, "path", "lv-tl-grid");
+    t.attr(grid_path, "d", &grid);
+}
+
+/// Times of day in the reader's zone at a readable interval (whole milliseconds, seconds,
+/// minutes, hours or days of local time), and a light grid at each down to `rows_end`.
+fn time_axis(
+    t: &mut Tree,
+    root: N,
+    g: &Geometry,
+    (first, zone, lang): (u64, &dyn Zone, Lang),
+    rows_end: u64,
+) {
+    const SECOND: u64 = 1_000;
+    const MINUTE: u64 = 60 * SECOND;
+    const HOUR: u64 = 60 * MINUTE;
+    const DAY: u64 = 24 * HOUR;
+    let span = g
+        .edges
+        .as_ref()
+        .and_then(|e| e.last().copied())
+        .unwrap_or(1)
+        .max(1);
+    // Wide enough for the longest label (12:04:05.123, about 84 px) with room around it.
+    let min_px = 100;
+    let every = [
+        1,
+        2,
+        5,
+        10,
+        20,
+        50,
+        100,
+        200,
+        500,
+        SECOND,
+        2 * SECOND,
+        5 * SECOND,
+        10 * SECOND,
+        15 * SECOND,
+        30 * SECOND,
+        MINUTE,
+        2 * MINUTE,
+        5 * MINUTE,
+        10 * MINUTE,
+        15 * MINUTE,
+        30 * MINUTE,
+        HOUR,
+        2 * HOUR,
+        3 * HOUR,
+        6 * HOUR,
+        12 * HOUR,
+        DAY,
+        2 * DAY,
+        7 * DAY,
+        30 * DAY,
+        365 * DAY,
+    ]
+    .into_iter()
+    .find(|&every| every.saturating_mul(g.plot_w) >= span.saturating_mul(min_px))
+    .unwrap_or(365 * DAY);
+    let digits = match every {
+        e if e < SECOND => 3,
+        e if e < MINUTE => 2,
+        _ => 1,
+    };
+    let offset = i64::from(zone.offset_minutes(first)) * MINUTE as i64;
+    let local_first = first as i64 + offset;
+    // The first whole interval of local time at or after the first step.
+    let mut tick = local_first.div_euclid(every as i64) * every as i64;
+    if tick < local_first {
+        tick += every as i64;
+    }
+    let axis = t.svg(root, "g", "lv-tl-axis");
+    let (left, right) = g.plot();
+    let mut grid = String::new();
+    for _ in 0..64 {
+        let Ok(from_first) = u64::try_from(tick - local_first) else {
+            break;
+        };
+        if from_first > span {
+            break;
+        }
+        let at = (tick - offset).max(0) as u64;
+        let local = Local::at(at, zone);
+        let label = if every >= DAY {
+            local.date(lang)
+        } else {
+            local.clock(digits)
+        };
+        let x = left + (from_first as f64 * (right - left) as f64 / span as f64) as u64;
+        let w = small_w(&label);
+        let (tx, anchor) = if x + w / 2 > (WIDTH - 2) * 100 {
+            ((WIDTH - 2) * 100, "end")
+        } else if x < left + w / 2 {
+            (left, "start")
+        } else {
+            (x, "middle")
+        };
+        let text = t.svg_text(axis, "lv-tl-tick", tx, 15, &label);
+        t.attr(text, "text-anchor", anchor);
+        t.attr(text, "data-time-tick", "");
+        grid.push('M');
+        push_px(&mut grid, x);
+        grid.push_str(",20V");
+        push_number(&mut grid, rows_end);
+        tick += every as i64;
     }
     let grid_path = t.svg(root, "path", "lv-tl-grid");
     t.attr(grid_path, "d", &grid);

@@ -1,10 +1,12 @@
 //! The timeline above a record's steps: one row per project (and, in dispatcher records, one per
-//! reservation, grouped by queue), one column per step, drawn as SVG.
+//! reservation, grouped by queue), one column per step or, for a record whose steps have times,
+//! on a time axis if the reader chooses ([`Axis`]), drawn as SVG.
 //!
 //! - `model.rs`: [`timeline`], a pure function of a record that merges the snapshots it saved
 //!   into segments of one state.
-//! - `draw.rs`: the section and its SVG ([`section`]), with `geometry.rs` (sizes, the step ↔ x
-//!   mapping, text widths), `look.rs` (each state's bar and fill), `refused.rs` (refused steps,
+//! - `draw.rs`: the section and its SVG ([`section`], [`section_on`]: the axis switch, step
+//!   numbers or times of day), with `geometry.rs` (sizes, the axis, the step ↔ x mapping on
+//!   either, text widths), `look.rs` (each state's bar and fill), `refused.rs` (refused steps,
 //!   alone or counted), `legend.rs` and `alt.rs` (the text alternative).
 //! - `labels.rs`: the words of rows, groups and of no current step.
 //! - `bar.rs`: the step bar ([`bar`]), its words, and the requests that move the current step
@@ -16,7 +18,10 @@
 //! `[data-segment][data-state][data-from][data-to]` (0-based steps, `data-to` inclusive), refused
 //! steps `[data-refused-step=<n>][data-code=<CODE>]` and, where they are close together,
 //! `[data-refused-bucket][data-from][data-to][data-count]`, and `[data-current-step=<n>]` on the
-//! viewer's root. Record text reaches the SVG only as text content or attribute values.
+//! viewer's root. Records whose steps all have times: `data-axis` (`steps` or `time`) on the
+//! section, the buttons `[data-axis-choice=steps|time]` (`aria-pressed`), and on a time axis
+//! `data-axis="time"` on the drawing and `[data-time-tick]` labels. Record text reaches the
+//! SVG only as text content or attribute values.
 
 mod alt;
 mod bar;
@@ -30,7 +35,7 @@ mod refused;
 
 pub use alt::alt_text;
 pub use bar::{Action, bar, detail, position};
-pub use draw::section;
-pub use geometry::{Geometry, WIDTH};
+pub use draw::{section, section_on};
+pub use geometry::{Axis, Geometry, WIDTH, time_edges};
 pub use labels::no_position;
 pub use model::{Group, Row, RowKind, Segment, State, Timeline, timeline};

@@ -30,7 +30,7 @@ pub(super) fn refused_marks(model: &Timeline, g: &Geometry, col: u64) -> (Vec<Pl
     let (left, right) = g.plot();
     let mut buckets: Vec<(u64, Vec<(usize, &'static str)>)> = Vec::new();
     for &(step, code) in &model.refused {
-        let bucket = (g.x(step) + col / 2 - left) / BUCKET;
+        let bucket = (g.center(step, col) - left) / BUCKET;
         match buckets.last_mut() {
             Some((b, steps)) if *b == bucket => steps.push((step, code)),
             _ => buckets.push((bucket, vec![(step, code)])),
@@ -42,7 +42,7 @@ pub(super) fn refused_marks(model: &Timeline, g: &Geometry, col: u64) -> (Vec<Pl
         let (mark, center, w) = match steps.as_slice() {
             [(step, code)] => (
                 Mark::One { step: *step, code },
-                g.x(*step) + col / 2,
+                g.center(*step, col),
                 small_w(code),
             ),
             _ => {
@@ -116,7 +116,7 @@ pub(super) fn draw_marks(t: &mut Tree, root: N, g: &Geometry, band: &Band, marks
         let text_y = |level: u64| y + 28 + level * CODE_H;
         match *mark {
             Mark::One { step, code } => {
-                let center = g.x(step) + col / 2;
+                let center = g.center(step, col);
                 let m = t.svg(root, "g", "lv-tl-refused");
                 t.attr_number(m, "data-refused-step", step as u64);
                 t.attr(m, "data-code", code);
@@ -171,6 +171,7 @@ mod tests {
             steps: 10_000,
             label_w: 100,
             plot_w: WIDTH - 100 - PAD_RIGHT,
+            edges: None,
         };
         let (marks, levels) = refused_marks(&model, &g, g.plot_w * 100 / 10_000);
         assert!(marks.len() < 40, "{} marks", marks.len());

@@ -97,7 +97,18 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
             step.scroll_into_view();
             view.focus_after = Some(step);
         }
-    } else if let Some(action) = timeline::click(&target, &event) {
+    } else if let Some(axis) = timeline::axis_click(&target) {
+        core.change(view, |s| ((), s.set_axis(axis)));
+        // The switch was drawn again: keep focus on the same choice.
+        view.focus_after = view.find(&format!("[data-axis-choice={}]", axis.as_str()));
+    } else if let Some(action) = {
+        let state = core.state.borrow();
+        let record = state
+            .selected_entry()
+            .and_then(|e| e.content.loaded())
+            .map(|l| &l.record);
+        timeline::click(&target, &event, record)
+    } {
         // A column, or the previous/next buttons.
         select_step(core, view, action);
     }

@@ -51,13 +51,24 @@ pub struct Core {
 pub type Shared = Rc<Core>;
 
 impl Core {
-    /// Creates a viewer inside `host` with a loading message.
-    pub fn create(host: &Element, lang: Lang, follows_link: bool, open_controls: bool) -> Shared {
+    /// Creates a viewer inside `host` with a loading message; `tabs`: the row of record tabs is
+    /// shown (else the selected record alone).
+    pub fn create(
+        host: &Element,
+        lang: Lang,
+        follows_link: bool,
+        open_controls: bool,
+        tabs: bool,
+    ) -> Shared {
         let doc = host
             .owner_document()
             .expect_throw("element is not in a document");
         let prefix = next_prefix(&doc);
         let view = View::create(host, doc, prefix, open_controls);
+        if !tabs {
+            // Kept in the page (the panel is labelled by its tab), not shown.
+            view.tablist.set_attribute("hidden", "").ok();
+        }
         if follows_link {
             let _ = Reflect::set(&view.doc, &hash_owner_key(), &view.root);
         }
@@ -84,8 +95,13 @@ impl Core {
     /// moves only once the view is released: `focus()` fires events whose handlers may call the
     /// viewer.
     pub fn call(&self, f: impl FnOnce(&Core, &mut View) + 'static) {
+        // Boxed at once: one copy of what follows, not one per caller.
+        self.call_boxed(Box::new(f));
+    }
+
+    fn call_boxed(&self, f: Call) {
         let Ok(mut view) = self.view.try_borrow_mut() else {
-            self.queue.borrow_mut().push_back(Box::new(f));
+            self.queue.borrow_mut().push_back(f);
             return;
         };
         f(self, &mut view);
@@ -141,6 +157,9 @@ impl Core {
         }
         if changes.panel && !changes.all {
             *self.settled.borrow_mut() = view.render_panel(&state);
+        }
+        if changes.timeline && !changes.panel && !changes.all {
+            view.redraw_timeline(&state, true);
         }
         // A panel drawn again shows the current step too (it stays across redraws).
         if changes.step.is_some() || changes.panel || changes.all {

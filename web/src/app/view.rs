@@ -28,7 +28,7 @@ pub struct View {
     status: Element,
     langs: Element,
     tools: Element,
-    tablist: Element,
+    pub(super) tablist: Element,
     panel: Element,
     pub(super) listeners: Vec<Listener>,
     pub(super) destroyed: bool,
@@ -266,15 +266,45 @@ impl View {
             && self.panels.restore(&self.doc, &self.panel, loaded, lang)
         {
             attr(&self.panel, "data-selected-record", &entry.id);
+            self.redraw_timeline(state, false);
             return None;
         }
         let panels = &mut self.panels;
         let mut kept = |loaded: &Rc<Loaded>| panels.timeline(loaded, lang);
-        let settled = render::panel(lang, &self.panel, entry, &mut kept);
+        let settled = render::panel((lang, state.axis), &self.panel, entry, &mut kept);
         if let Some(loaded) = entry.content.loaded() {
             self.panels.shown(loaded, lang);
         }
+        self.redraw_timeline(state, false);
         settled
+    }
+
+    /// Draws the selected record's timeline again on the state's axis (`always`), or only if
+    /// the one shown (kept from before) is on another axis. Records without times have one
+    /// axis: nothing to do.
+    pub(super) fn redraw_timeline(&self, state: &State, always: bool) {
+        let Some(old) = self
+            .panel
+            .query_selector(".lv-timeline[data-axis]")
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
+        if !always && old.get_attribute("data-axis").as_deref() == Some(state.axis.as_str()) {
+            return;
+        }
+        let Some(loaded) = state.selected_entry().and_then(|e| e.content.loaded()) else {
+            return;
+        };
+        let section = timeline::section_on(
+            &self.doc,
+            state.lang,
+            &loaded.record,
+            &self.panel.id(),
+            state.axis,
+        );
+        old.replace_with_with_node_1(&section).ok();
     }
 
     /// Shows the current step (`scroll`: into view); a card not built yet is marked once
@@ -290,7 +320,7 @@ impl View {
         timeline::show(
             &self.root,
             &self.panel,
-            state.lang,
+            (state.lang, record),
             current,
             scroll,
             settled,

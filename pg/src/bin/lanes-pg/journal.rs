@@ -1,0 +1,291 @@
+//! `export`, `audit` and `prune`: the schema's journal, for an operator.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use project_lanes::record::{MAX_RECORD_BYTES, Record, Timestamp};
+use project_lanes_pg::PgConfig;
+use project_lanes_pg::journal::{self as pg_journal, Cut, JournalError, Kind};
+use serde_json::json;
+
+use crate::{Done, Failure, Place, say, say_json, times, write_error};
+
+pub const EXPORT_HELP: &str = "Without --out the record is written to stdout. With --out it is written to FILE only when \
+the whole export succeeded (nothing is written otherwise), and a summary is printed (--json: as JSON).
+A window starts from the state at --since: the record's `start` holds what was held then.
+An empty window, an unknown project, --since not before --until, or a record over 16 MiB \
+is an error (exit 1), not an empty or partial record. A record shows direct lane operations or dispatcher operations: when the \
+rows hold both, choose with --kind.
+Times: RFC 3339 (2026-11-30T10:00:00Z) or a span before now (90s, 15m, 1h, 2d).
+
+examples:
+  lanes-pg export postgresql://ops@db/app lanes --out tonight.json
+  lanes-pg export lanes --since 1h --project docs --project site --out last-hour.json
+  lanes-pg export lanes --since 2026-11-30T10:00:00Z --until 2026-11-30T11:00:00Z --kind dispatcher
+  lane-records replay tonight.json";
+
+pub const AUDIT_HELP: &str =
+    "Replays every transition of the journal (from --since on, starting from the state then) on \
+the in-memory core and compares each answer and the state after it. Prints \"all N transitions \
+match\" (exit 0), or the first transition that does not (exit 1), by its journal number.
+
+examples:
+  lanes-pg audit lanes
+  lanes-pg audit postgresql://ops@db/app lanes --since 1d --json";
+
+pub const PRUNE_HELP: &str =
+    "Removes the rows before --before and keeps the state after them as the journal's start, \
+so later exports and audits begin from it. Needs DELETE on the journal (the schema's owner). \
+Transitions wait while it runs.
+
+examples:
+  lanes-pg prune lanes --before 30d
+  lanes-pg prune lanes --before 2026-11-01T00:00:00Z --json";
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    /// Direct claims, stop requests, releases
+    Lanes,
+    /// Enqueues, dispatches, finishes, persists, cancels, resolves
+    Dispatcher,
+}
+
+#[derive(Args)]
+#[command(
+    override_usage = "lanes-pg export [URL] SCHEMA [--project P]... [--since T] [--until T] [--out FILE]"
+)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub place: Place,
+    /// Only this project (repeat for more)
+    #[arg(long = "project", value_name = "P")]
+    projects: Vec<String>,
+    /// Only transitions from T on (RFC 3339 or a span before now: 1h)
+    #[arg(long, value_name = "T", value_parser = times::parse)]
+    since: Option<Timestamp>,
+    /// Only transitions before T
+    #[arg(long, value_name = "T", value_parser = times::parse)]
+    until: Option<Timestamp>,
+    /// Write the record to FILE (default: stdout)
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Lanes or dispatcher (default: the only kind among the transitions)
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
+    /// The record's id (default: the schema's name, or "journal")
+    #[arg(long, value_name = "ID")]
+    id: Option<String>,
+    /// The system's name in the record (default: the schema's name)
+    #[arg(long, value_name = "NAME")]
+    system: Option<String>,
+    /// Print the summary as JSON (with --out)
+    #[arg(long, requires = "out")]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(override_usage = "lanes-pg audit [URL] SCHEMA [--since T] [--json]")]
+pub struct AuditArgs {
+    #[command(flatten)]
+    pub place: Place,
+    /// Only transitions from T on, starting from the state then
+    #[arg(long, value_name = "T", value_parser = times::parse)]
+    since: Option<Timestamp>,
+    /// Print the verdict as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(override_usage = "lanes-pg prune [URL] SCHEMA --before T [--json]")]
+pub struct PruneArgs {
+    #[command(flatten)]
+    pub place: Place,
+    /// Remove the transitions before T (RFC 3339 or a span before now: 30d)
+    #[arg(long, value_name = "T", value_parser = times::parse, required = true)]
+    before: Option<Timestamp>,
+    /// Print what was removed as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+fn failed(e: JournalError) -> Failure {
+    Failure::Error(e.to_string())
+}
+
+pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Done {
+    let schema = config_schema(args);
+    let id = args.id.clone().unwrap_or_else(|| {
+        if project_lanes::is_valid_label(&schema) {
+            schema.clone()
+        } else {
+            "journal".to_owned()
+        }
+    });
+    let cut = Cut {
+        id,
+        system: args.system.clone().unwrap_or_else(|| schema.clone()),
+        projects: args.projects.clone(),
+        since: args.since,
+        until: args.until,
+        kind: args.kind.map(|k| match k {
+            KindArg::Lanes => Kind::Lanes,
+            KindArg::Dispatcher => Kind::Dispatcher,
+        }),
+    };
+    let stored = pg_journal::read(config).map_err(failed)?;
+    let (kind, record) = stored.export(&cut).map_err(failed)?;
+    let mut bytes = serde_json::to_vec_pretty(&record)
+        .map_err(|e| Failure::Error(format!("cannot write the record as JSON: {e}")))?;
+    bytes.push(b'\n');
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(Failure::Error(format!(
+            "the record would be {} bytes; readers take records of at most {MAX_RECORD_BYTES} \
+             bytes (16 MiB): export a shorter window (--since, --until) or fewer projects \
+             (--project)",
+            bytes.len()
+        )));
+    }
+    let Some(path) = &args.out else {
+        return out.write_all(&bytes).map_err(write_error);
+    };
+    write_whole(path, &bytes)?;
+    let summary = Summary::of(&record, kind);
+    if args.json {
+        say_json(
+            out,
+            &json!({
+                "out": path.display().to_string(),
+                "id": record.id.as_str(),
+                "kind": kind.as_str(),
+                "steps": summary.steps,
+                "projects": summary.projects,
+                "since": record.origin.as_ref().and_then(|o| o.since).map(|t| t.to_string()),
+                "until": record.origin.as_ref().and_then(|o| o.until).map(|t| t.to_string()),
+            }),
+        )
+    } else {
+        say!(
+            out,
+            "wrote {}: {} {} steps of {} project(s)",
+            path.display(),
+            summary.steps,
+            kind.as_str(),
+            summary.projects.len()
+        )
+    }
+}
+
+/// The schema's name as given (the last positional).
+fn config_schema(args: &ExportArgs) -> String {
+    args.place.place.last().cloned().unwrap_or_default()
+}
+
+struct Summary {
+    steps: usize,
+    projects: Vec<String>,
+}
+
+impl Summary {
+    fn of(record: &Record, _kind: Kind) -> Summary {
+        Summary {
+            steps: record.steps.len(),
+            projects: record
+                .projects
+                .iter()
+                .map(|p| p.as_str().to_owned())
+                .collect(),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` all or nothing: a temporary file beside it, renamed into place.
+fn write_whole(path: &Path, bytes: &[u8]) -> Done {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let cannot =
+        |e: std::io::Error| Failure::Error(format!("cannot write {}: {e}", path.display()));
+    let mut temp = tempfile::Builder::new()
+        .prefix(".lanes-pg-export")
+        .tempfile_in(dir)
+        .map_err(cannot)?;
+    temp.write_all(bytes).map_err(cannot)?;
+    temp.as_file().sync_all().map_err(cannot)?;
+    temp.persist(path).map_err(|e| cannot(e.error))?;
+    Ok(())
+}
+
+pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done {
+    let stored = pg_journal::read(config).map_err(failed)?;
+    let audit = stored.audit(args.since).map_err(failed)?;
+    let n = audit.transitions;
+    match (&audit.mismatch, args.json) {
+        (None, true) => say_json(out, &json!({"transitions": n, "match": true})),
+        (None, false) => say!(out, "all {n} transitions match"),
+        (Some(m), true) => {
+            say_json(
+                out,
+                &json!({
+                    "transitions": n,
+                    "match": false,
+                    "first_mismatch": {
+                        "seq": m.seq,
+                        "op": m.op,
+                        "actor": m.actor,
+                        "at": m.at.map(|t| t.to_string()),
+                        "message": m.message,
+                    },
+                }),
+            )?;
+            Err(Failure::Said)
+        }
+        (Some(m), false) => {
+            let at = m.at.map(|t| format!(" at {t}")).unwrap_or_default();
+            say!(
+                out,
+                "transition {} ({} by {}{at}) does not match: {}",
+                m.seq,
+                m.op,
+                m.actor,
+                m.message
+            )?;
+            Err(Failure::Said)
+        }
+    }
+}
+
+pub fn prune(out: &mut impl Write, config: &PgConfig, args: &PruneArgs) -> Done {
+    let Some(before) = args.before else {
+        return Err(Failure::Error("--before is required".into()));
+    };
+    let pruned = pg_journal::prune(config, before).map_err(failed)?;
+    if args.json {
+        say_json(
+            out,
+            &json!({
+                "removed": pruned.removed,
+                "remaining": pruned.remaining,
+                "starts_after": pruned.start_seq,
+                "before": before.to_string(),
+            }),
+        )
+    } else if pruned.removed == 0 {
+        say!(
+            out,
+            "nothing before {before}: {} transitions kept",
+            pruned.remaining
+        )
+    } else {
+        say!(
+            out,
+            "removed {} transitions before {before}; the journal now starts after transition {} \
+             ({} remain)",
+            pruned.removed,
+            pruned.start_seq,
+            pruned.remaining
+        )
+    }
+}

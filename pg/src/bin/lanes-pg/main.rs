@@ -1,0 +1,377 @@
+//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL. Run `lanes-pg --help`.
+//!
+//! Exit status 0 on success, 1 with one line on stderr when the command fails (never a panic:
+//! output that cannot be written, to a closed pipe for instance, is an error like any other), 2
+//! for a mistake in the command line. URLs are never echoed: they can hold a password.
+
+mod journal;
+mod times;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use project_lanes::dispatch::ReservationId;
+use project_lanes_pg::{PgConfig, PgDispatcher, PgError, PgLanes};
+use serde_json::json;
+
+/// The variable holding the connection when no URL is given.
+const URL_VAR: &str = "LANES_PG_URL";
+
+/// How long a command waits for the server unless told otherwise: an operator at a terminal
+/// would rather hear that the database does not answer than wait without end.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Operator commands for project lanes and queues on PostgreSQL.
+///
+/// URL is a libpq connection string or URL (host=/run/postgresql user=app dbname=app,
+/// postgresql://app@db.example/app); without it, LANES_PG_URL is used. SCHEMA holds the lanes.
+#[derive(Parser)]
+#[command(
+    name = "lanes-pg",
+    version,
+    after_help = "Exit status: 0 done, 1 the command failed (one line on stderr), 2 a mistake in the command line.
+
+examples:
+  lanes-pg recover postgresql://ops@db/app lanes
+  export LANES_PG_URL=postgresql://ops@db/app
+  lanes-pg orphans lanes --json
+  lanes-pg resolve-orphan lanes docs
+  lanes-pg export lanes --since 1h --out last-hour.json
+  lanes-pg audit lanes
+  lanes-pg prune lanes --before 30d"
+)]
+struct Cli {
+    /// Give up on the database after SECONDS (default 10)
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = timeout, allow_hyphen_values = true)]
+    timeout: Option<Duration>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the lanes are: `[URL] SCHEMA`.
+#[derive(Args)]
+struct Place {
+    /// [URL] SCHEMA: the database (default: $LANES_PG_URL) and the schema
+    #[arg(value_name = "[URL] SCHEMA", num_args = 1..=2, required = true)]
+    place: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Mark what died with its session: reservations unresolved, lanes held directly orphaned
+    #[command(
+        after_help = "examples:\n  lanes-pg recover postgresql://ops@db/app lanes\n  lanes-pg recover lanes --json"
+    )]
+    Recover {
+        #[command(flatten)]
+        place: Place,
+        /// Print JSON: {"unresolved": [...], "orphaned": [...]}
+        #[arg(long)]
+        json: bool,
+    },
+    /// List orphaned lanes awaiting a person
+    #[command(after_help = "examples:\n  lanes-pg orphans lanes\n  lanes-pg orphans lanes --json")]
+    Orphans {
+        #[command(flatten)]
+        place: Place,
+        /// Print JSON: [{"project", "run", "generation"}, ...]
+        #[arg(long)]
+        json: bool,
+    },
+    /// Clear an unresolved reservation after a person looked at it
+    #[command(
+        override_usage = "lanes-pg resolve [URL] SCHEMA R<n>",
+        after_help = "examples:\n  lanes-pg resolve lanes R42"
+    )]
+    Resolve {
+        /// [URL] SCHEMA R<n>
+        #[arg(value_name = "[URL] SCHEMA R<n>", num_args = 2..=3, required = true)]
+        args: Vec<String>,
+    },
+    /// Free an orphaned lane after a person looked at it (receipt: needs_review)
+    #[command(
+        override_usage = "lanes-pg resolve-orphan [URL] SCHEMA PROJECT",
+        after_help = "examples:\n  lanes-pg resolve-orphan lanes docs"
+    )]
+    ResolveOrphan {
+        /// [URL] SCHEMA PROJECT
+        #[arg(value_name = "[URL] SCHEMA PROJECT", num_args = 2..=3, required = true)]
+        args: Vec<String>,
+    },
+    /// Export the journal (or a window, or some projects) as a record the viewer proves
+    #[command(after_help = journal::EXPORT_HELP)]
+    Export(journal::ExportArgs),
+    /// Replay the journal on the in-memory core: all transitions match, or the first that does not
+    #[command(after_help = journal::AUDIT_HELP)]
+    Audit(journal::AuditArgs),
+    /// Remove the journal's rows before a time, keeping the state after them as its start
+    #[command(after_help = journal::PRUNE_HELP)]
+    Prune(journal::PruneArgs),
+}
+
+fn main() -> ExitCode {
+    if std::env::args_os().any(|a| a.to_str().is_none()) {
+        // Not echoed either: it may be part of a URL.
+        let _ = writeln!(std::io::stderr(), "lanes-pg: an argument is not UTF-8 text");
+        return ExitCode::FAILURE;
+    }
+    let cli = Cli::parse();
+    let limit = cli.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let mut out = std::io::stdout().lock();
+    let result = run(&mut out, cli.command, limit);
+    match result.and_then(|()| out.flush().map_err(write_error)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Said) => ExitCode::FAILURE,
+        Err(Failure::Error(e)) => {
+            // Nothing more can be done if stderr is closed too.
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why a command failed: an error to print, or a verdict already printed (an audit's mismatch).
+pub enum Failure {
+    Error(String),
+    Said,
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Self {
+        Failure::Error(e)
+    }
+}
+
+pub type Done = Result<(), Failure>;
+
+fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
+    let config = |url: String, schema: &str| PgConfig::new(&url, schema).timeout(limit);
+    match command {
+        Command::Recover { place, json } => {
+            let (url, schema) = place.split();
+            recover(out, &config(url, &schema), json)
+        }
+        Command::Orphans { place, json } => {
+            let (url, schema) = place.split();
+            orphans(out, &config(url, &schema), json)
+        }
+        Command::Resolve { args } => {
+            let (url, schema, id) = with_one_more(args, "R<n>");
+            resolve(out, &config(url, &schema), &id)
+        }
+        Command::ResolveOrphan { args } => {
+            let (url, schema, project) = with_one_more(args, "PROJECT");
+            resolve_orphan(out, &config(url, &schema), &project)
+        }
+        Command::Export(args) => {
+            let (url, schema) = args.place.split();
+            journal::export(out, &config(url, &schema), &args)
+        }
+        Command::Audit(args) => {
+            let (url, schema) = args.place.split();
+            journal::audit(out, &config(url, &schema), &args)
+        }
+        Command::Prune(args) => {
+            let (url, schema) = args.place.split();
+            journal::prune(out, &config(url, &schema), &args)
+        }
+    }
+}
+
+impl Place {
+    /// The URL (given, or from the environment) and the schema; a usage error otherwise.
+    pub fn split(&self) -> (String, String) {
+        split(self.place.clone())
+    }
+}
+
+/// `[URL] SCHEMA`: the URL from the environment when only the schema is given.
+fn split(mut place: Vec<String>) -> (String, String) {
+    let schema = place.pop().unwrap_or_default();
+    let url = place.pop();
+    if url.is_none() && looks_like_a_url(&schema) {
+        usage(
+            ErrorKind::MissingRequiredArgument,
+            "a URL was given but no SCHEMA: write lanes-pg COMMAND [URL] SCHEMA",
+        );
+    }
+    match url.or_else(|| std::env::var(URL_VAR).ok().filter(|u| !u.is_empty())) {
+        Some(url) => (url, schema),
+        None => usage(
+            ErrorKind::MissingRequiredArgument,
+            &format!(
+                "no URL given and {URL_VAR} is not set: give the database's URL before SCHEMA"
+            ),
+        ),
+    }
+}
+
+/// `[URL] SCHEMA X`: the last argument apart.
+fn with_one_more(mut args: Vec<String>, what: &str) -> (String, String, String) {
+    if args.len() == 2 && looks_like_a_url(&args[1]) {
+        usage(
+            ErrorKind::MissingRequiredArgument,
+            &format!("SCHEMA and {what} are missing after the URL"),
+        );
+    }
+    let last = args.pop().unwrap_or_default();
+    let (url, schema) = split(args);
+    (url, schema, last)
+}
+
+/// Whether an argument is a connection string rather than a schema name (never echoed).
+fn looks_like_a_url(text: &str) -> bool {
+    text.contains("://") || text.contains('=') || text.contains('/') || text.contains('@')
+}
+
+/// A mistake in the command line: clap's message and usage, exit status 2.
+pub fn usage(kind: ErrorKind, message: &str) -> ! {
+    Cli::command().error(kind, message).exit()
+}
+
+/// `--timeout SECONDS`: from a millisecond to PostgreSQL's largest statement timeout.
+fn timeout(seconds: &str) -> Result<Duration, String> {
+    let (least, most) = (
+        Duration::from_millis(1),
+        Duration::from_millis(i32::MAX as u64),
+    );
+    seconds
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| (least..=most).contains(d))
+        .ok_or_else(|| {
+            format!(
+                "a number of seconds from 0.001 to {} (about 24.8 days)",
+                most.as_secs_f64()
+            )
+        })
+}
+
+pub fn err(e: PgError) -> Failure {
+    Failure::Error(e.to_string())
+}
+
+pub fn write_error(e: std::io::Error) -> Failure {
+    Failure::Error(format!("cannot write the output: {e}"))
+}
+
+/// One line of output.
+#[macro_export]
+macro_rules! say {
+    ($out:expr, $($arg:tt)*) => {
+        writeln!($out, $($arg)*).map_err($crate::write_error)
+    };
+}
+
+/// A JSON value on one line.
+pub fn say_json(out: &mut impl Write, value: &serde_json::Value) -> Done {
+    say!(out, "{value}")
+}
+
+fn recover(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
+    let recovery = lanes.recover().map_err(err)?;
+    if as_json {
+        let marked = |m: &project_lanes_pg::Marked| {
+            json!({
+                "reservation": m.reservation.map(|r| r.to_string()),
+                "project": m.project.as_str(),
+                "run": m.run.as_str(),
+                "generation": m.generation,
+            })
+        };
+        return say_json(
+            out,
+            &json!({
+                "unresolved": recovery.reservations.iter().map(marked).collect::<Vec<_>>(),
+                "orphaned": recovery.orphans.iter().map(marked).collect::<Vec<_>>(),
+            }),
+        );
+    }
+    for m in &recovery.reservations {
+        let id = m.reservation.map(|r| r.to_string()).unwrap_or_default();
+        say!(
+            out,
+            "unresolved {id} project={} run={} generation={}",
+            m.project,
+            m.run,
+            m.generation
+        )?;
+    }
+    for m in &recovery.orphans {
+        say!(
+            out,
+            "orphaned project={} run={} generation={}",
+            m.project,
+            m.run,
+            m.generation
+        )?;
+    }
+    if recovery.is_empty() {
+        say!(out, "nothing to recover")?;
+    }
+    Ok(())
+}
+
+fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
+    let orphans = lanes.orphans().map_err(err)?;
+    if as_json {
+        let list: Vec<serde_json::Value> = orphans
+            .iter()
+            .map(|o| {
+                json!({
+                    "project": o.project.as_str(),
+                    "run": o.run.as_str(),
+                    "generation": o.generation,
+                })
+            })
+            .collect();
+        return say_json(out, &serde_json::Value::Array(list));
+    }
+    for o in orphans {
+        say!(
+            out,
+            "orphaned project={} run={} generation={}",
+            o.project,
+            o.run,
+            o.generation
+        )?;
+    }
+    Ok(())
+}
+
+fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
+    let Some(id) = ReservationId::parse(id) else {
+        usage(
+            ErrorKind::ValueValidation,
+            &format!("{id:?} is not a reservation id (R<n>)"),
+        )
+    };
+    // No queues are needed to resolve; the handle declares one that already exists or is new.
+    let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
+    let view = d.resolve(id).map_err(err)?;
+    say!(
+        out,
+        "{} {} project={}",
+        view.id,
+        view.state.as_str(),
+        view.project
+    )
+}
+
+fn resolve_orphan(out: &mut impl Write, config: &PgConfig, project: &str) -> Done {
+    let lanes = PgLanes::connect_with(config).map_err(err)?;
+    let receipt = lanes.resolve_orphan(project).map_err(err)?;
+    say!(
+        out,
+        "released project={} run={} outcome={}",
+        receipt.project,
+        receipt.run,
+        receipt.outcome
+    )
+}

@@ -1,0 +1,114 @@
+//! Times on the command line: RFC 3339 (`2026-11-30T10:00:00Z`, `2026-11-30T11:00:00+01:00`) or
+//! a span before now (`90s`, `15m`, `1h`, `2d`, `1h30m`).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use project_lanes::record::Timestamp;
+
+/// `text` as a time, spans counted back from `now`.
+pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
+    let explain = || {
+        format!(
+            "{text:?} is neither a time in RFC 3339 (2026-11-30T10:00:00Z, \
+             2026-11-30T11:00:00.250+01:00) nor a span before now (90s, 15m, 1h, 2d, 1h30m)"
+        )
+    };
+    let at = if let Ok(at) = text.parse::<jiff::Timestamp>() {
+        u64::try_from(at.as_millisecond()).map_err(|_| format!("{text:?} is before 1970"))?
+    } else {
+        let span = span(text).ok_or_else(explain)?;
+        let now = now
+            .duration_since(UNIX_EPOCH)
+            .map_err(|_| "the system clock is before 1970".to_owned())?;
+        let at = now
+            .checked_sub(span)
+            .ok_or_else(|| format!("{text:?} before now is before 1970"))?;
+        u64::try_from(at.as_millis()).map_err(|_| explain())?
+    };
+    Timestamp::from_millis(at).map_err(|e| e.to_string())
+}
+
+/// A span such as `90s`, `15m`, `1h30m`, `2d`, `1w`: numbers each with a unit (`ms`, `s`, `m`,
+/// `h`, `d` of 24 hours, `w` of 7 days). Months and years are not spans: their length depends
+/// on where they fall.
+fn span(text: &str) -> Option<Duration> {
+    let mut total: u64 = 0;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let number: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let millis: u64 = match &rest[..unit] {
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            "w" => 604_800_000,
+            _ => return None,
+        };
+        total = total.checked_add(number.checked_mul(millis)?)?;
+        rest = &rest[unit..];
+    }
+    Some(Duration::from_millis(total))
+}
+
+/// [`parse_at`] from the system clock, for clap.
+pub fn parse(text: &str) -> Result<Timestamp, String> {
+    parse_at(text, SystemTime::now())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> SystemTime {
+        UNIX_EPOCH + Duration::from_millis(1_796_032_800_000) // 2026-11-30T10:00:00Z
+    }
+
+    #[test]
+    fn rfc_3339_times_are_read_with_or_without_milliseconds_and_offsets() {
+        let at = |t: &str| parse_at(t, now()).map(|t| t.to_string());
+        assert_eq!(
+            at("2026-11-30T10:00:00Z").unwrap(),
+            "2026-11-30T10:00:00.000Z"
+        );
+        assert_eq!(
+            at("2026-11-30T11:00:00.250+01:00").unwrap(),
+            "2026-11-30T10:00:00.250Z"
+        );
+    }
+
+    #[test]
+    fn spans_count_back_from_now() {
+        let at = |t: &str| parse_at(t, now()).map(|t| t.to_string());
+        assert_eq!(at("1h").unwrap(), "2026-11-30T09:00:00.000Z");
+        assert_eq!(at("90s").unwrap(), "2026-11-30T09:58:30.000Z");
+        assert_eq!(at("2d").unwrap(), "2026-11-28T10:00:00.000Z");
+        assert_eq!(at("1h30m").unwrap(), "2026-11-30T08:30:00.000Z");
+    }
+
+    #[test]
+    fn anything_else_is_refused_with_both_forms_named() {
+        for bad in [
+            "",
+            "yesterday",
+            "-1h",
+            "2026-11-30",
+            "1x",
+            "1000000000d",
+            "1mo",
+        ] {
+            let e = parse_at(bad, now()).unwrap_err();
+            assert!(e.contains(&format!("{bad:?}")), "{e}");
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! Reading the journal back: a read-only connection, the schema's version checked, and every row
+//! turned into the core's [`Entry`], or an error naming the row. The database is not trusted to
+//! hold only what this crate wrote.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use postgres::{Client, IsolationLevel, NoTls, Row};
+use project_lanes::dispatch::{
+    DispatchError, ReservationId, ReservationState, ReservationView, Settled,
+};
+use project_lanes::journal::{Actor, Answer, Call, Entry, LeaseKey, State};
+use project_lanes::record::Timestamp;
+use project_lanes::{Label, LaneState, LaneView, Outcome, Receipt};
+
+use super::start;
+use super::{JournalError, Stored, StoredEntry};
+use crate::schema::{self, SCHEMA_VERSION};
+use crate::{PgConfig, PgError};
+
+/// The first schema version that keeps a journal.
+pub(crate) const JOURNAL_VERSION: i32 = 5;
+
+/// A plain connection for reading (and pruning) the journal: no migration, no session lock, the
+/// handle's time limit as the server's statement timeout.
+pub(crate) fn connect(config: &PgConfig) -> Result<Client, JournalError> {
+    schema::check_name(&config.schema)?;
+    let limit = config.limit()?;
+    let mut pg: postgres::Config = config.url.parse().map_err(PgError::from)?;
+    if let Some(limit) = limit {
+        if pg.get_connect_timeout().is_none() {
+            pg.connect_timeout(limit);
+        }
+        pg.options(&format!("-c statement_timeout={}", limit.as_millis()));
+    }
+    let mut client = pg.connect(NoTls).map_err(PgError::from)?;
+    check_version(&mut client, &config.schema)?;
+    Ok(client)
+}
+
+/// The schema exists, keeps a journal, and is not newer than this crate.
+fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> {
+    let table = format!("{schema}.lanes_schema_version");
+    let exists: bool = client
+        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])
+        .map_err(PgError::from)?
+        .try_get(0)
+        .map_err(PgError::from)?;
+    if !exists {
+        return Err(JournalError::Schema(format!(
+            "schema {schema} holds no lanes (it has no lanes_schema_version table): check the \
+             URL and the schema's name"
+        )));
+    }
+    let version: i32 = client
+        .query_one(
+            &format!("SELECT coalesce(max(version), 0) FROM {table}"),
+            &[],
+        )
+        .map_err(PgError::from)?
+        .try_get(0)
+        .map_err(PgError::from)?;
+    if version > SCHEMA_VERSION {
+        return Err(JournalError::Schema(format!(
+            "schema {schema} is at version {version}, newer than this lanes-pg's \
+             {SCHEMA_VERSION}: its journal may hold what this version cannot read; upgrade \
+             lanes-pg"
+        )));
+    }
+    if version < JOURNAL_VERSION {
+        return Err(JournalError::Schema(format!(
+            "schema {schema} is at version {version} and keeps no journal (journals begin at \
+             version {JOURNAL_VERSION}): connect a handle of this version once, as the \
+             schema's owner, to upgrade it"
+        )));
+    }
+    Ok(())
+}
+
+/// The journal's columns, in the order [`entry`] reads them.
+const COLUMNS: &str = "seq, at, actor, op, via, code, project, run, generation, outcome, \
+                       stop_requested, queue, reservation, saved, state";
+
+/// The journal as it stands: its start and every row, in one snapshot.
+pub(crate) fn read(client: &mut Client, schema: &str) -> Result<Stored, JournalError> {
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(PgError::from)?;
+    let stored = read_in(&mut tx, schema)?;
+    tx.commit().map_err(PgError::from)?;
+    Ok(stored)
+}
+
+/// [`read`], inside a transaction the caller holds.
+pub(crate) fn read_in(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+) -> Result<Stored, JournalError> {
+    let start = tx
+        .query_opt(
+            &format!(
+                "SELECT seq, state FROM {schema}.lanes_journal_start ORDER BY seq DESC LIMIT 1"
+            ),
+            &[],
+        )
+        .map_err(PgError::from)?;
+    let (start_seq, start) = match start {
+        Some(row) => {
+            let seq: i64 = row.try_get(0).map_err(PgError::from)?;
+            let text: String = row.try_get(1).map_err(PgError::from)?;
+            (seq, start::decode(&text, seq)?)
+        }
+        None => (0, State::new()),
+    };
+    let queues: Vec<Label> = tx
+        .query(
+            &format!("SELECT name FROM {schema}.queues ORDER BY name"),
+            &[],
+        )
+        .map_err(PgError::from)?
+        .iter()
+        .map(|row| {
+            let name: &str = row.try_get(0).map_err(PgError::from)?;
+            Label::new(name).map_err(|_| {
+                JournalError::Schema(format!("the queue name {name:?} breaks the label rule"))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let rows = tx
+        .query(
+            &format!("SELECT {COLUMNS} FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq"),
+            &[&start_seq],
+        )
+        .map_err(PgError::from)?;
+    let entries = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+    Ok(Stored {
+        start,
+        start_seq,
+        queues,
+        entries,
+    })
+}
+
+/// One row as an entry, or why it cannot be one.
+fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
+    let seq: i64 = row.try_get(0).map_err(|e| JournalError::Corrupt {
+        seq: 0,
+        message: format!("a row without a number: {e}"),
+    })?;
+    let corrupt = |message: String| JournalError::Corrupt { seq, message };
+    let get = |i: usize, what: &str| -> Result<Option<String>, JournalError> {
+        row.try_get::<_, Option<String>>(i)
+            .map_err(|e| corrupt(format!("unreadable {what}: {e}")))
+    };
+    let need = |i: usize, what: &str| -> Result<String, JournalError> {
+        get(i, what)?.ok_or_else(|| corrupt(format!("no {what}")))
+    };
+    let label = |i: usize, what: &str| -> Result<Label, JournalError> {
+        let text = need(i, what)?;
+        Label::new(&text).map_err(|_| corrupt(format!("the {what} {text:?} breaks the label rule")))
+    };
+    let at: SystemTime = row
+        .try_get(1)
+        .map_err(|e| corrupt(format!("unreadable time: {e}")))?;
+    let at = timestamp(at).ok_or_else(|| corrupt("a time before 1970 or past 9999".into()))?;
+    let actor_text = need(2, "actor")?;
+    let actor = Actor::new(&actor_text).ok_or_else(|| {
+        corrupt(format!(
+            "the actor {actor_text:?} is not one line of 1 to 200 characters"
+        ))
+    })?;
+    let op = need(3, "operation")?;
+    let code = need(5, "result code")?;
+    let refusal = if code == "OK" {
+        None
+    } else {
+        Some(
+            DispatchError::from_code(&code)
+                .ok_or_else(|| corrupt(format!("unknown result code {code:?}")))?,
+        )
+    };
+    let generation = || -> Result<u64, JournalError> {
+        let n: Option<i64> = row
+            .try_get(8)
+            .map_err(|e| corrupt(format!("unreadable generation: {e}")))?;
+        n.and_then(|n| u64::try_from(n).ok().filter(|&n| n > 0))
+            .ok_or_else(|| corrupt(format!("no generation, or one below 1 ({n:?})")))
+    };
+    let outcome = || -> Result<Outcome, JournalError> {
+        let text = need(9, "outcome")?;
+        text.parse()
+            .map_err(|_| corrupt(format!("unknown outcome {text:?}")))
+    };
+    let flag = |i: usize, what: &str| -> Result<bool, JournalError> {
+        row.try_get::<_, Option<bool>>(i)
+            .map_err(|e| corrupt(format!("unreadable {what}: {e}")))?
+            .ok_or_else(|| corrupt(format!("no {what}")))
+    };
+    let reservation = || -> Result<ReservationId, JournalError> {
+        let n: Option<i64> = row
+            .try_get(12)
+            .map_err(|e| corrupt(format!("unreadable reservation: {e}")))?;
+        n.and_then(|n| u64::try_from(n).ok())
+            .and_then(ReservationId::from_number)
+            .ok_or_else(|| corrupt(format!("no reservation, or an impossible one ({n:?})")))
+    };
+    let lease = || -> Result<LeaseKey, JournalError> {
+        Ok(LeaseKey {
+            project: label(6, "project")?,
+            run: label(7, "run")?,
+            generation: generation()?,
+        })
+    };
+    // The reservation after the transition, for answers that show it.
+    let view = |expected: ReservationState| -> Result<ReservationView, JournalError> {
+        let state_text = need(14, "reservation state")?;
+        let state = ReservationState::ALL
+            .into_iter()
+            .find(|s| s.as_str() == state_text)
+            .ok_or_else(|| corrupt(format!("unknown reservation state {state_text:?}")))?;
+        if state != expected {
+            return Err(corrupt(format!(
+                "a successful {op} leaves its reservation {}, not {state_text}",
+                expected.as_str()
+            )));
+        }
+        let outcome = get(9, "outcome")?
+            .map(|t| {
+                t.parse::<Outcome>()
+                    .map_err(|_| corrupt(format!("unknown outcome {t:?}")))
+            })
+            .transpose()?;
+        Ok(ReservationView {
+            id: reservation()?,
+            queue: label(11, "queue")?,
+            project: label(6, "project")?,
+            run: label(7, "run")?,
+            state,
+            outcome,
+        })
+    };
+    let answer = |ok: &dyn Fn() -> Result<Answer, JournalError>| match refusal {
+        Some(e) => Ok(Answer::Refused(e)),
+        None => ok(),
+    };
+    let (call, answer) = match op.as_str() {
+        "claim" => (
+            Call::Claim {
+                project: need(6, "project")?,
+                run: need(7, "run")?,
+            },
+            answer(&|| Ok(Answer::Claimed(lease()?)))?,
+        ),
+        "request_stop" => {
+            let lease = lease()?;
+            let held = LaneView::held(&lease.project, &lease.run, LaneState::StopRequested);
+            (
+                Call::RequestStop { lease },
+                answer(&|| Ok(Answer::View(held.clone())))?,
+            )
+        }
+        "release" => {
+            let lease = lease()?;
+            let outcome = outcome()?;
+            let answer = answer(&|| {
+                Ok(Answer::Receipt(Receipt {
+                    project: lease.project.clone(),
+                    run: lease.run.clone(),
+                    outcome,
+                    stop_requested: flag(10, "stop request")?,
+                    work_executed_here: false,
+                }))
+            })?;
+            (Call::Release { lease, outcome }, answer)
+        }
+        "enqueue" => (
+            Call::Enqueue {
+                queue: need(11, "queue")?,
+                project: need(6, "project")?,
+                run: need(7, "run")?,
+            },
+            answer(&|| Ok(Answer::Reservation(view(ReservationState::Queued)?)))?,
+        ),
+        "dispatch" => (
+            Call::Dispatch {
+                queue: need(11, "queue")?,
+            },
+            answer(&|| Ok(Answer::Dispatched(view(ReservationState::Dispatched)?)))?,
+        ),
+        "finish" => (
+            Call::Finish {
+                reservation: reservation()?,
+                outcome: outcome()?,
+            },
+            answer(&|| Ok(Answer::Persisting(view(ReservationState::Persisting)?)))?,
+        ),
+        "persist" => {
+            let reservation = reservation()?;
+            let saved = flag(13, "saved")?;
+            let answer = answer(&|| {
+                let state_text = need(14, "reservation state")?;
+                let state = match state_text.as_str() {
+                    "done" => ReservationState::Done,
+                    "unresolved" => ReservationState::Unresolved,
+                    _ => {
+                        return Err(corrupt(format!(
+                            "a persist leaves its reservation done or unresolved, not \
+                             {state_text:?}"
+                        )));
+                    }
+                };
+                Ok(Answer::Settled(Settled {
+                    reservation,
+                    state,
+                    receipt: Receipt {
+                        project: label(6, "project")?,
+                        run: label(7, "run")?,
+                        outcome: outcome()?,
+                        stop_requested: flag(10, "stop request")?,
+                        work_executed_here: false,
+                    },
+                }))
+            })?;
+            (Call::Persist { reservation, saved }, answer)
+        }
+        "cancel" => (
+            Call::Cancel {
+                reservation: reservation()?,
+            },
+            answer(&|| Ok(Answer::Reservation(view(ReservationState::Cancelled)?)))?,
+        ),
+        "resolve" => (
+            Call::Resolve {
+                reservation: reservation()?,
+            },
+            answer(&|| Ok(Answer::Reservation(view(ReservationState::Resolved)?)))?,
+        ),
+        other => return Err(corrupt(format!("unknown operation {other:?}"))),
+    };
+    let lanes = matches!(
+        call,
+        Call::Claim { .. } | Call::RequestStop { .. } | Call::Release { .. }
+    );
+    Ok(StoredEntry {
+        seq,
+        lanes,
+        via: get(4, "via")?,
+        entry: Entry {
+            at: Some(at),
+            actor: Some(actor),
+            call,
+            answer,
+        },
+    })
+}
+
+/// A database time as a record's timestamp (milliseconds, UTC).
+pub(crate) fn timestamp(at: SystemTime) -> Option<Timestamp> {
+    let millis = at.duration_since(UNIX_EPOCH).ok()?.as_millis();
+    Timestamp::from_millis(u64::try_from(millis).ok()?).ok()
+}
+
+/// A record's timestamp as a time the database takes.
+pub(crate) fn system_time(at: Timestamp) -> SystemTime {
+    UNIX_EPOCH + Duration::from_millis(at.millis())
+}

@@ -1,0 +1,311 @@
+//! The journal on PostgreSQL: every transition of many processes (some killed mid-run) exports
+//! as records that `lane-records replay` verifies and `lanes-pg audit` matches on the core; a row
+//! changed behind the library's back is named; bad input is refused with exit status 1 and no
+//! file; a prune keeps what later exports start from.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use lane_records::{ReplayReport, replay_file};
+use project_lanes::Outcome;
+use project_lanes_pg::{PgConfig, PgDispatcher, PgLanes};
+
+use common::roles::as_admin;
+use common::{TestProcess, fresh_schema, lanes_pg, url};
+
+const WORKERS: usize = 8;
+
+/// `lane-records replay`'s verdict on a file: the number of steps, or why it failed.
+fn replayed(path: &Path) -> Result<usize, String> {
+    match replay_file(path) {
+        ReplayReport::Matched(n) => Ok(n),
+        ReplayReport::Mismatch(m) => Err(lane_records::describe_mismatch(&m)),
+        ReplayReport::Unreadable(e) => Err(e.to_string()),
+    }
+}
+
+/// `lanes-pg export URL SCHEMA args… --out DIR/name.json`: the exit code, stdout, stderr.
+fn export(schema: &str, out: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let url = url();
+    let out = out.to_str().unwrap();
+    let mut all = vec!["export", &url, schema];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out]);
+    lanes_pg(&all)
+}
+
+fn audit(schema: &str) -> (Option<i32>, String, String) {
+    lanes_pg(&["audit", &url(), schema])
+}
+
+/// The `seq` of the journal's first row of `op` with `code` for `project`.
+fn seq_of(schema: &str, op: &str, code: &str, project: &str) -> i64 {
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    client
+        .query_one(
+            &format!(
+                "SELECT min(seq) FROM {schema}.lanes_journal \
+                 WHERE op = $1 AND code = $2 AND project = $3"
+            ),
+            &[&op, &code, &project],
+        )
+        .unwrap()
+        .get(0)
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
+    let schema = fresh_schema();
+    let (url, dir) = (url(), tempfile::tempdir().unwrap());
+    // Three of them stop after their operations holding what they hold, and are killed.
+    let mut workers: Vec<TestProcess> = (0..WORKERS)
+        .map(|w| {
+            let mut args = vec!["journal-worker", &url, &schema];
+            let id = w.to_string();
+            args.extend([id.as_str(), "120"]);
+            if w < 3 {
+                args.push("--hang");
+            }
+            TestProcess::start(&args)
+        })
+        .collect();
+    for w in &mut workers {
+        assert_eq!(w.line(), "READY");
+    }
+    let rest = workers.split_off(3);
+    for mut w in workers {
+        assert_eq!(w.line(), "DONE");
+        w.kill();
+    }
+    for w in rest {
+        w.succeeds();
+    }
+    // What the dead left: recovery marks it, a person resolves it (both journaled).
+    let lanes = PgLanes::connect(&url, &schema).unwrap();
+    let recovered = common::recover_until_marked(|| lanes.recover().unwrap());
+    assert!(!recovered.is_empty(), "the killed workers held nothing");
+    let mut d = PgDispatcher::connect(&url, &schema, &["general", "delivery"]).unwrap();
+    for orphan in lanes.orphans().unwrap() {
+        lanes.resolve_orphan(&orphan.project).unwrap();
+    }
+    for r in d.reservations().unwrap() {
+        if r.state == project_lanes::dispatch::ReservationState::Unresolved {
+            d.resolve(r.id).unwrap();
+        }
+    }
+
+    // Both were journaled as the core operations of the same effect.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    for via in ["recover", "resolve_orphan"] {
+        let n: i64 = client
+            .query_one(
+                &format!("SELECT count(*) FROM {schema}.lanes_journal WHERE via = $1"),
+                &[&via],
+            )
+            .unwrap()
+            .get(0);
+        assert!(n >= 1, "no transition via {via}");
+    }
+
+    let mut steps = 0;
+    for kind in ["lanes", "dispatcher"] {
+        let file = dir.path().join(format!("{kind}.json"));
+        let (code, out, err) = export(&schema, &file, &["--kind", kind]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            out.starts_with(&format!("wrote {}", file.display())),
+            "{out}"
+        );
+        let n = replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(n > 50, "{kind}: only {n} steps");
+        steps += n;
+    }
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(out.trim(), format!("all {steps} transitions match"));
+    // The journal names its callers.
+    let (_, json, _) = lanes_pg(&["export", &url, &schema, "--kind", "lanes"]);
+    assert!(
+        json.contains("\"actor\": \"worker-"),
+        "no actor in the record"
+    );
+    assert!(
+        json.contains("\"kind\": \"journal\""),
+        "no origin in the record"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay() {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let a = lanes.claim("docs", "nightly-1").unwrap();
+    lanes.claim("docs", "deploy-2").unwrap_err();
+    lanes.release(&a, Outcome::Succeeded).unwrap();
+    let b = lanes.claim("site", "nightly-3").unwrap();
+    lanes.request_stop(&b).unwrap();
+    lanes.release(&b, Outcome::Cancelled).unwrap();
+    assert_eq!(audit(&schema).1.trim(), "all 6 transitions match");
+
+    let seq = seq_of(&schema, "claim", "OK", "site");
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET code = 'PROJECT_BUSY' WHERE seq = {seq}"
+    ));
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.starts_with(&format!("transition {seq} (claim by ")),
+        "{out}"
+    );
+    assert!(out.contains("PROJECT_BUSY"), "{out}");
+    let (code, out, _) = lanes_pg(&["audit", &url(), &schema, "--json"]);
+    assert_eq!(code, Some(1));
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(verdict["match"], false);
+    assert_eq!(verdict["first_mismatch"]["seq"], seq);
+
+    // The export still writes what the journal says, and replay finds the same step.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tampered.json");
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let mismatch = replayed(&file).unwrap_err();
+    assert!(mismatch.starts_with("step 3 (claim)"), "{mismatch}");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let lease = lanes.claim("docs", "nightly-1").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.json");
+    let refused = |args: &[&str], says: &str| {
+        let (code, out, err) = export(&schema, &file, args);
+        assert_eq!(code, Some(1), "{args:?}: {out}{err}");
+        assert!(
+            err.starts_with("lanes-pg: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?} wrote"
+        );
+    };
+    refused(&["--since", "3h", "--until", "2h"], "no transition");
+    refused(
+        &["--project", "nowhere"],
+        "\"nowhere\" appears nowhere in the journal",
+    );
+    refused(
+        &[
+            "--since",
+            "2026-11-30T10:00:00Z",
+            "--until",
+            "2026-11-30T09:00:00Z",
+        ],
+        "before it starts",
+    );
+
+    // Corrupted rows are named by their number.
+    let seq = seq_of(&schema, "release", "OK", "docs");
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET outcome = 'great' WHERE seq = {seq}"
+    ));
+    refused(
+        &[],
+        &format!("journal row {seq}: unknown outcome \"great\""),
+    );
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET outcome = 'succeeded', actor = E'two\\nlines' \
+         WHERE seq = {seq}"
+    ));
+    refused(&[], &format!("journal row {seq}: the actor"));
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET actor = 'ops', op = 'teleport' WHERE seq = {seq}"
+    ));
+    refused(
+        &[],
+        &format!("journal row {seq}: unknown operation \"teleport\""),
+    );
+    let (code, _, err) = audit(&schema);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("unknown operation"), "{err}");
+
+    // A schema from before the journal says how to get one.
+    as_admin(&format!(
+        "DELETE FROM {schema}.lanes_schema_version WHERE version = 5"
+    ));
+    refused(&[], "keeps no journal (journals begin at version 5)");
+    as_admin(&format!(
+        "INSERT INTO {schema}.lanes_schema_version (version, description) VALUES (5, 'again')"
+    ));
+
+    // A journal written by a newer schema is not read.
+    as_admin(&format!(
+        "INSERT INTO {schema}.lanes_schema_version (version, description) VALUES (99, 'future')"
+    ));
+    refused(&[], "newer than this lanes-pg");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_pruned_journal_starts_from_the_state_it_kept() {
+    let schema = fresh_schema();
+    let config = PgConfig::new(&url(), &schema).actor("ops-1");
+    let lanes = PgLanes::connect_with(&config).unwrap();
+    let mut d = PgDispatcher::connect_with(&config, &["general"]).unwrap();
+    let held = lanes.claim("docs", "long-run").unwrap();
+    lanes.request_stop(&held).unwrap();
+    let early = lanes.claim("site", "short").unwrap();
+    lanes.release(&early, Outcome::Succeeded).unwrap();
+    let r = d.enqueue("general", "build", "b-1").unwrap();
+    d.enqueue("general", "build", "b-2").unwrap();
+    d.dispatch("general").unwrap().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let cut = project_lanes::record::Timestamp::from_millis(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64,
+    )
+    .unwrap()
+    .to_string();
+    std::thread::sleep(Duration::from_millis(20));
+    // After the cut: a late release of a lease released before it, the held lease's release,
+    // and the dispatched reservation's end.
+    lanes.release(&early, Outcome::Succeeded).unwrap_err();
+    lanes.release(&held, Outcome::Failed).unwrap();
+    d.finish(r, Outcome::Succeeded).unwrap();
+    d.persisted(r, true).unwrap();
+    d.dispatch("general").unwrap().unwrap();
+
+    let (code, out, err) = lanes_pg(&["prune", &url(), &schema, "--before", &cut]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("removed 7 transitions before"), "{out}");
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 5 transitions match"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["lanes", "dispatcher"] {
+        let file = dir.path().join(format!("{kind}.json"));
+        let (code, _, err) = export(&schema, &file, &["--kind", kind]);
+        assert_eq!(code, Some(0), "{err}");
+        replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+    // Pruning again before the same time removes nothing more.
+    let (_, out, _) = lanes_pg(&["prune", &url(), &schema, "--before", &cut, "--json"]);
+    let pruned: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(pruned["removed"], 0);
+}

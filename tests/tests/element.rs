@@ -1,0 +1,371 @@
+//! `<lane-viewer>`: one script and the element. Its attributes reach the viewer and changing them
+//! updates it; one named record is shown alone; a record inside the element is checked and
+//! replayed with no fetch and says it has no hash; the static picture shows until the live viewer
+//! takes its place, with the same segments; removing the element destroys its viewer; events
+//! bubble with the record and the step; bad attribute values are coded errors in the element's
+//! language; several elements stay independent; the standalone build works without modules.
+
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Reflect};
+use lane_viewer_tests::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::Element;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = r#"
+export function loadElement(src) {
+  if (!window.__laneViewerElement) {
+    window.__laneViewerElement = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.type = "module";
+      s.src = src;
+      s.onerror = () => reject(new Error("cannot load " + src));
+      document.head.append(s);
+      customElements.whenDefined("lane-viewer").then(resolve);
+    });
+  }
+  return window.__laneViewerElement;
+}
+export function ready(el) { return el.ready; }
+export function handle(el) { return el.viewer; }
+export function call(viewer, name, arg) { return viewer[name](arg); }
+export function get(viewer, name) { return viewer[name]; }
+export function listen(target, log) {
+  for (const name of ["lane-viewer-select", "lane-viewer-step"]) {
+    target.addEventListener(name, (e) => log.push([name, e.target.id, e.detail.record, e.detail.step, e.bubbles]));
+  }
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = loadElement)]
+    fn load_element(src: &str) -> js_sys::Promise;
+    fn ready(el: &Element) -> js_sys::Promise;
+    fn handle(el: &Element) -> JsValue;
+    fn call(viewer: &JsValue, name: &str, arg: &JsValue) -> JsValue;
+    fn get(viewer: &JsValue, name: &str) -> JsValue;
+    fn listen(target: &JsValue, log: &Array);
+}
+
+/// A `<lane-viewer>` with these attributes and inner HTML, in a fresh host on the page.
+async fn element(attrs: &[(&str, &str)], inner: &str) -> (Element, Element) {
+    JsFuture::from(load_element(&site("lane-viewer.js")))
+        .await
+        .expect("lane-viewer.js defines <lane-viewer>");
+    let host = host();
+    let el = document().create_element("lane-viewer").unwrap();
+    for (name, value) in attrs {
+        let value = if *name == "src" {
+            site(value)
+        } else {
+            value.to_string()
+        };
+        el.set_attribute(name, &value).unwrap();
+    }
+    if !attrs.iter().any(|(n, _)| *n == "src") && !inner.contains("application/json") {
+        // The page's own folder is the test runner's: the records are on the test site.
+        el.set_attribute("src", &site("records/index.json"))
+            .unwrap();
+    }
+    el.set_inner_html(inner);
+    host.append_child(&el).unwrap();
+    (host, el)
+}
+
+/// Waits for the element's live viewer; panics with the element's text if it cannot start.
+async fn live(el: &Element) -> JsValue {
+    match JsFuture::from(ready(el)).await {
+        Ok(viewer) => viewer,
+        Err(e) => panic!("the viewer did not start: {e:?}: {}", text(el)),
+    }
+}
+
+fn selected(viewer: &JsValue) -> Option<String> {
+    get(viewer, "selected").as_string()
+}
+
+fn inline(json: &str) -> String {
+    format!("<script type=\"application/json\">{json}</script>")
+}
+
+async fn verified(el: &Element) -> bool {
+    eventually_within(20_000, || {
+        maybe(el, "[role=tabpanel][data-verification=verified]").is_some()
+    })
+    .await
+}
+
+/// The `[data-segment]`s under `root`: (row, state, from, to).
+fn segments(root: &Element) -> Vec<[String; 4]> {
+    all(root, "[data-timeline-row] [data-segment]")
+        .iter()
+        .map(|s| {
+            let row = s.closest("[data-timeline-row]").unwrap().unwrap();
+            [
+                attr(&row, "data-timeline-row").unwrap(),
+                attr(s, "data-state").unwrap(),
+                attr(s, "data-from").unwrap(),
+                attr(s, "data-to").unwrap(),
+            ]
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn an_element_naming_one_record_shows_it_alone_and_changed_attributes_update_the_viewer() {
+    let log = Array::new();
+    listen(&document().into(), &log);
+    let hash = window().location().hash().unwrap();
+    let (host, el) = element(
+        &[
+            ("id", "one"),
+            ("src", "records/index.json"),
+            ("record", "busy-project"),
+            ("lang", "en"),
+        ],
+        "",
+    )
+    .await;
+    let viewer = live(&el).await;
+    let root = one(&el, "[data-lane-viewer]");
+    assert_eq!(selected(&viewer).as_deref(), Some("busy-project"));
+    assert_eq!(attr(&root, "lang").as_deref(), Some("en"));
+    // One record alone: the tabs stay in the page (they label the panel) but are not shown.
+    assert!(one(&root, "[role=tablist]").has_attribute("hidden"));
+    assert_eq!(
+        one(&root, "[role=tab][aria-selected=true]").get_attribute("data-record-id"),
+        Some("busy-project".into())
+    );
+    // Documentation defaults: no "Open records…" button, no deep link written.
+    assert!(maybe(&root, "[data-open-records]").is_none());
+    assert!(verified(&el).await);
+    assert_eq!(
+        window().location().hash().unwrap(),
+        hash,
+        "the deep link is left alone"
+    );
+    // An index's record: its hash was compared, so no note says otherwise.
+    assert!(maybe(&root, "[data-no-hash]").is_none());
+
+    let ours = || {
+        log.iter()
+            .filter(|e| Array::from(e).get(1).as_string().as_deref() == Some("one"))
+            .count()
+    };
+    assert!(eventually(|| ours() == 1).await);
+    el.set_attribute("record", "stale-release").unwrap();
+    assert!(eventually(|| selected(&viewer).as_deref() == Some("stale-release")).await);
+    // Events come after the change (a microtask later), one per change.
+    assert!(eventually(|| ours() == 2).await);
+    el.set_attribute("lang", "ja").unwrap();
+    assert!(eventually(|| attr(&root, "lang").as_deref() == Some("ja")).await);
+    assert_eq!(get(&viewer, "lang").as_string().as_deref(), Some("ja"));
+    el.set_attribute("step", "3").unwrap();
+    assert!(eventually(|| attr(&root, "data-current-step").as_deref() == Some("2")).await);
+    // The DOM contract's selectors work inside the element.
+    let card = one(&el, "[data-step=\"2\"]");
+    assert_eq!(attr(&card, "aria-current").as_deref(), Some("step"));
+    assert!(eventually(|| ours() == 3).await);
+    let events: Vec<String> = log
+        .iter()
+        .filter(|e| Array::from(e).get(1).as_string().as_deref() == Some("one"))
+        .map(|e| {
+            let e: Array = e.unchecked_into();
+            format!(
+                "{} {} {} {:?} {:?}",
+                e.get(0).as_string().unwrap(),
+                e.get(1).as_string().unwrap(),
+                e.get(2).as_string().unwrap_or_default(),
+                e.get(3).as_f64(),
+                e.get(4).as_bool()
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "lane-viewer-select one busy-project None Some(true)",
+            "lane-viewer-select one stale-release None Some(true)",
+            "lane-viewer-step one stale-release Some(2.0) Some(true)",
+        ],
+        "events bubble to the document with the record and the step (from 0)"
+    );
+
+    // Removing the element destroys its viewer.
+    host.remove();
+    assert!(eventually(|| selected(&viewer).is_none()).await);
+    assert!(!root.is_connected());
+    assert_eq!(
+        call(&viewer, "select", &"busy-project".into()).as_bool(),
+        Some(false)
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_record_inside_the_element_is_checked_and_replayed_with_no_hash_to_compare() {
+    let json = fetch_text(&site("records/stale-release.json")).await;
+    let (host, el) = element(&[("lang", "en")], &inline(&json)).await;
+    let viewer = live(&el).await;
+    assert_eq!(selected(&viewer).as_deref(), Some("stale-release"));
+    assert!(verified(&el).await);
+    let note = one(&el, "[data-no-hash]");
+    assert!(
+        text(&note).contains("no SHA-256 to compare"),
+        "{}",
+        text(&note)
+    );
+    assert!(one(&el, "[role=tablist]").has_attribute("hidden"));
+    host.remove();
+
+    // The same verdicts as `lane-records replay`: a changed result is a mismatch at its step.
+    let tampered = json.replacen("\"LEASE_NOT_CURRENT\"", "\"PROJECT_BUSY\"", 1);
+    let (host, el) = element(&[("lang", "ja")], &inline(&tampered)).await;
+    live(&el).await;
+    assert!(
+        eventually_within(20_000, || {
+            maybe(&el, "[role=tabpanel][data-verification=mismatch]").is_some()
+        })
+        .await
+    );
+    assert_eq!(error_codes(&el), ["REPLAY_MISMATCH"]);
+    assert!(text(&one(&el, "[data-no-hash]")).contains("照合する SHA-256 はありません"));
+    host.remove();
+
+    // Broken JSON: located and coded, in the viewer.
+    let broken = &json[..json.len() / 2];
+    let (host, el) = element(&[("lang", "en")], &inline(broken)).await;
+    live(&el).await;
+    assert_eq!(error_codes(&el), ["INVALID_JSON"]);
+    assert!(text(&el).contains("line "), "{}", text(&el));
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_static_picture_shows_until_the_element_comes_near_and_the_live_viewer_draws_the_same()
+{
+    let fragment = fetch_text(&site("static/en/same-queue-retention.html")).await;
+    // Far below the viewport: the wasm is not started.
+    let spacer = document().create_element("div").unwrap();
+    spacer.set_attribute("style", "height: 6000px").unwrap();
+    document().body().unwrap().append_child(&spacer).unwrap();
+    let (host, el) = element(
+        &[("src", "records/same-queue-retention.json"), ("lang", "en")],
+        &fragment,
+    )
+    .await;
+    sleep(300).await;
+    let still = one(&el, "[data-lane-viewer-static]");
+    assert!(
+        maybe(&el, "[data-lane-viewer]").is_none(),
+        "not started far from the viewport"
+    );
+    assert!(text(&one(&still, "[data-static-note]")).contains("not yet checked or replayed"));
+    let drawn = segments(&still);
+    assert!(!drawn.is_empty());
+    el.scroll_into_view();
+    let viewer = live(&el).await;
+    assert_eq!(selected(&viewer).as_deref(), Some("same-queue-retention"));
+    assert!(
+        maybe(&el, "[data-lane-viewer-static]").is_none(),
+        "the live viewer took its place"
+    );
+    assert_eq!(segments(&one(&el, "[data-lane-viewer]")), drawn);
+    // A single record from `src` has no index, so no hash either: the viewer says so.
+    assert!(maybe(&el, "[data-no-hash]").is_some());
+    host.remove();
+    spacer.remove();
+}
+
+#[wasm_bindgen_test]
+async fn bad_attribute_values_are_coded_errors_in_the_elements_language() {
+    let (host, el) = element(&[("lang", "xx"), ("record", "busy-project")], "").await;
+    host.set_attribute("lang", "ja").unwrap();
+    assert!(JsFuture::from(ready(&el)).await.is_err());
+    let error = one(&el, "[data-viewer-error=BAD_ATTRIBUTE]");
+    assert!(
+        text(&error).contains("この属性の値は使えません"),
+        "{}",
+        text(&error)
+    );
+    assert!(text(&error).contains("lang=\"xx\""), "{}", text(&error));
+    // Fixed, the element starts.
+    el.set_attribute("lang", "en").unwrap();
+    let viewer = live(&el).await;
+    assert!(maybe(&el, "[data-viewer-error=BAD_ATTRIBUTE]").is_none());
+    el.set_attribute("step", "0").unwrap();
+    assert!(eventually(|| maybe(&el, "[data-viewer-error=BAD_ATTRIBUTE]").is_some()).await);
+    assert!(text(&el).contains("This attribute value is not valid"));
+    el.set_attribute("step", "999").unwrap();
+    assert!(eventually(|| text(&el).contains("step=\"999\": no such step")).await);
+    el.remove_attribute("step").unwrap();
+    // An unknown record: the viewer's own error, and the selection stays.
+    el.set_attribute("record", "no-such-record").unwrap();
+    assert!(eventually(|| error_codes(&el).contains(&"UNKNOWN_RECORD".to_string())).await);
+    assert_eq!(selected(&viewer).as_deref(), Some("busy-project"));
+    host.remove();
+
+    let (host, el) = element(&[("open", "yes")], "").await;
+    assert!(JsFuture::from(ready(&el)).await.is_err());
+    assert!(text(&el).contains("open=\"yes\""));
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn several_elements_on_a_page_stay_independent() {
+    let (host_a, a) = element(&[("record", "busy-project"), ("lang", "en")], "").await;
+    let (host_b, b) = element(&[("record", "stale-release"), ("lang", "ja")], "").await;
+    let (va, vb) = (live(&a).await, live(&b).await);
+    b.set_attribute("lang", "en").unwrap();
+    a.set_attribute("record", "explicit-outcome").unwrap();
+    assert!(eventually(|| selected(&va).as_deref() == Some("explicit-outcome")).await);
+    assert!(eventually(|| get(&vb, "lang").as_string().as_deref() == Some("en")).await);
+    assert_eq!(get(&va, "lang").as_string().as_deref(), Some("en"));
+    assert_eq!(selected(&vb).as_deref(), Some("stale-release"));
+    assert_ids_unique();
+    host_a.remove();
+    assert!(eventually(|| selected(&va).is_none()).await);
+    assert_eq!(
+        call(&vb, "select", &"busy-project".into()).as_bool(),
+        Some(true)
+    );
+    assert!(eventually(|| selected(&vb).as_deref() == Some("busy-project")).await);
+    assert!(handle(&b).is_object());
+    host_b.remove();
+}
+
+#[wasm_bindgen_test]
+async fn the_standalone_script_defines_the_element_and_shows_an_inline_record_without_modules() {
+    let json = fetch_text(&site("records/busy-project.json")).await;
+    let frame = document().create_element("iframe").unwrap();
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><body><lane-viewer>{}</lane-viewer><script src=\"{}\"></script></body></html>",
+        inline(&json),
+        site("lane-viewer.standalone.js")
+    );
+    Reflect::set(&frame, &"srcdoc".into(), &page.into()).unwrap();
+    let host = host();
+    host.append_child(&frame).unwrap();
+    let doc = || {
+        Reflect::get(&frame, &"contentDocument".into())
+            .ok()
+            .filter(|d| d.is_object())
+            .map(|d| d.unchecked_into::<web_sys::Document>())
+    };
+    assert!(
+        eventually_within(30_000, || doc()
+            .and_then(|d| d
+                .query_selector("[role=tabpanel][data-verification=verified]")
+                .ok()
+                .flatten())
+            .is_some())
+        .await,
+        "{:?}",
+        doc().map(|d| d.body().map(|b| b.text_content()))
+    );
+    let doc = doc().unwrap();
+    assert!(doc.query_selector("[data-no-hash]").unwrap().is_some());
+    host.remove();
+}

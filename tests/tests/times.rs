@@ -1,0 +1,294 @@
+//! Records of running systems (version 2, exported from journals): each step's time in the
+//! reader's time zone to the millisecond and its caller, the record saying it was recorded from
+//! a running system, the timeline's switch between one column per step and a time axis (offered
+//! only when steps have times), and replay that compares results, never times. The records are
+//! `target/browser-site/fixtures/journal/`, written by xtask from real journals.
+
+#![cfg(target_arch = "wasm32")]
+
+use lane_viewer_tests::*;
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+use web_sys::{Element, MouseEvent, MouseEventInit};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const INDEX: &str = "fixtures/journal/index.json";
+
+async fn mount_journal(record: &str, lang: &str) -> Mounted {
+    mount(&[("src", s(INDEX)), ("record", s(record)), ("lang", s(lang))]).await
+}
+
+/// The fixture's JSON, read apart from the viewer.
+async fn json(id: &str) -> Value {
+    serde_json::from_str(&fetch_text(&format!("fixtures/journal/{id}.json")).await).unwrap()
+}
+
+fn panel(root: &Element) -> Element {
+    one(root, "[role=tabpanel]")
+}
+
+async fn verified(root: &Element) -> bool {
+    eventually_within(10_000, || {
+        attr(&panel(root), "data-verification").as_deref() == Some("verified")
+    })
+    .await
+}
+
+fn two(n: f64) -> String {
+    format!("{:02}", n as u32)
+}
+
+/// `at` as the reader's clock reads it, written with the browser's own `Date` (not the
+/// viewer's code): `2026-05-01 12:00:00.250 (UTC+09:00)` or `2026年5月1日 12:00:00.250（UTC+09:00）`.
+fn local(at: &str, lang: &str) -> String {
+    let date = js_sys::Date::new(&JsValue::from_str(at));
+    let offset = -date.get_timezone_offset();
+    let zone = if offset == 0.0 {
+        "UTC".to_string()
+    } else {
+        let sign = if offset > 0.0 { '+' } else { '-' };
+        let m = offset.abs();
+        format!("UTC{sign}{}:{}", two((m / 60.0).floor()), two(m % 60.0))
+    };
+    let (y, mo, d) = (date.get_full_year(), date.get_month() + 1, date.get_date());
+    let clock = format!(
+        "{}:{}:{}.{:03}",
+        two(date.get_hours().into()),
+        two(date.get_minutes().into()),
+        two(date.get_seconds().into()),
+        date.get_milliseconds()
+    );
+    match lang {
+        "ja" => format!("{y}年{mo}月{d}日 {clock}（{zone}）"),
+        _ => format!("{y}-{}-{} {clock} ({zone})", two(mo.into()), two(d.into())),
+    }
+}
+
+/// Clicks `x` px from the left edge of `element`, at its middle height.
+fn click_x(element: &Element, x: f64) {
+    let b = element.get_bounding_client_rect();
+    let init = MouseEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_client_x((b.left() + x) as i32);
+    init.set_client_y((b.top() + b.height() / 2.0) as i32);
+    let event = MouseEvent::new_with_mouse_event_init_dict("click", &init).unwrap();
+    element.dispatch_event(&event).unwrap();
+}
+
+fn number(element: &Element, name: &str) -> f64 {
+    attr(element, name).unwrap().parse().unwrap()
+}
+
+/// The drawn segments as (row, state, from, to), on either axis.
+fn segments(root: &Element) -> Vec<(String, String, String, String)> {
+    all(root, "[data-timeline-row] [data-segment]")
+        .iter()
+        .map(|s| {
+            let row = s.closest("[data-timeline-row]").unwrap().unwrap();
+            let get = |e: &Element, n: &str| attr(e, n).unwrap();
+            (
+                get(&row, "data-timeline-row"),
+                get(s, "data-state"),
+                get(s, "data-from"),
+                get(s, "data-to"),
+            )
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn each_step_shows_its_time_in_the_readers_zone_to_the_millisecond_and_its_caller() {
+    for id in ["shop-journal", "farm-window"] {
+        let record = json(id).await;
+        let steps = record["steps"].as_array().unwrap();
+        for lang in ["en", "ja"] {
+            let m = mount_journal(id, lang).await;
+            let root = m.root();
+            wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+                .await
+                .unwrap();
+            for (n, step) in steps.iter().enumerate() {
+                let card = one(&root, &format!("[data-step=\"{n}\"]"));
+                let at = step["at"].as_str().unwrap();
+                assert_eq!(attr(&card, "data-at").as_deref(), Some(at));
+                let time = one(&card, "time.lv-time");
+                assert_eq!(attr(&time, "datetime").as_deref(), Some(at));
+                assert_eq!(text(&time), local(at, lang), "{id} step {n}");
+                let actor = step["actor"].as_str();
+                assert_eq!(attr(&card, "data-actor").as_deref(), actor);
+                assert_eq!(
+                    maybe(&card, ".lv-actor").map(|a| text(&a)).as_deref(),
+                    actor
+                );
+                let when = text(&one(&card, ".lv-when"));
+                let word = if lang == "ja" { "時刻" } else { "Time" };
+                assert!(when.starts_with(word), "{when}");
+                if actor.is_some() {
+                    let word = if lang == "ja" {
+                        "呼び出し元"
+                    } else {
+                        "Caller"
+                    };
+                    assert!(when.contains(word), "{when}");
+                }
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
+    let record = json("farm-window").await;
+    let since = record["origin"]["since"].as_str().unwrap();
+    for (lang, says, window) in [
+        (
+            "en",
+            "Recorded from a running system: build farm.".to_string(),
+            format!("Transitions from {}.", local(since, "en")),
+        ),
+        (
+            "ja",
+            "稼働中のシステム「build farm」から記録したものです。".to_string(),
+            format!("{}以降の遷移です。", local(since, "ja")),
+        ),
+    ] {
+        let m = mount_journal("farm-window", lang).await;
+        let root = m.root();
+        assert_eq!(text(&one(&root, "[data-origin=journal]")), says);
+        assert_eq!(text(&one(&root, "[data-origin-window]")), window);
+        let zone = text(&one(&root, "[data-time-zone]"));
+        let offset = attr(&one(&root, "[data-time-zone]"), "data-time-zone").unwrap();
+        assert!(
+            zone.contains(&offset) && offset.starts_with("UTC"),
+            "{zone}"
+        );
+        // A window that starts with a lane held replays from that start, and is proven.
+        assert!(verified(&root).await, "{lang}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn records_without_times_keep_one_column_per_step_and_no_switch() {
+    for lang in ["en", "ja"] {
+        let m = mount(&[("record", s("busy-project")), ("lang", s(lang))]).await;
+        let root = m.root();
+        assert!(maybe(&root, "[data-axis-choice]").is_none());
+        assert!(maybe(&root, "[data-axis]").is_none());
+        assert!(maybe(&root, "[data-time-tick]").is_none());
+        for selector in [".lv-when", "[data-at]", "[data-origin]", "[data-time-zone]"] {
+            assert!(maybe(&root, selector).is_none(), "{selector}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_switches_to_a_time_axis_and_back_keeping_the_current_step() {
+    let record = json("shop-journal").await;
+    let times: Vec<f64> = record["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| js_sys::Date::parse(s["at"].as_str().unwrap()))
+        .collect();
+    for (lang, steps_word, time_word) in [
+        ("en", "One column per step", "Time axis"),
+        ("ja", "1 ステップ 1 列", "時間軸"),
+    ] {
+        let m = mount_journal("shop-journal", lang).await;
+        let root = m.root();
+        let section = || one(&root, ".lv-timeline");
+        assert_eq!(attr(&section(), "data-axis").as_deref(), Some("steps"));
+        let choice = |axis: &str| one(&root, &format!("[data-axis-choice={axis}]"));
+        assert_eq!(text(&choice("steps")), steps_word);
+        assert_eq!(text(&choice("time")), time_word);
+        assert_eq!(
+            attr(&choice("steps"), "aria-pressed").as_deref(),
+            Some("true")
+        );
+        let on_steps = segments(&root);
+        assert!(m.viewer.select_step(JsValue::from(3)));
+
+        click(&choice("time"));
+        assert_eq!(attr(&section(), "data-axis").as_deref(), Some("time"));
+        assert_eq!(
+            attr(&choice("time"), "aria-pressed").as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            attr(&choice("steps"), "aria-pressed").as_deref(),
+            Some("false")
+        );
+        let focused_axis = focused().and_then(|f| attr(&f, "data-axis-choice"));
+        assert_eq!(
+            focused_axis.as_deref(),
+            Some("time"),
+            "focus stays on the switch"
+        );
+        let svg = one(&root, "[data-timeline]");
+        assert_eq!(attr(&svg, "data-axis").as_deref(), Some("time"));
+        assert!(!all(&root, "[data-time-tick]").is_empty());
+        // The same segments, placed by time: a step's column is as wide as the time to the
+        // next step.
+        assert_eq!(segments(&root), on_steps);
+        let (plot_x, plot_w) = (number(&svg, "data-plot-x"), number(&svg, "data-plot-w"));
+        let span = times[times.len() - 1] - times[0];
+        let end = span + (span / times.len() as f64).floor().max(1.0);
+        let x = |n: usize| plot_x + (times[n] - times[0]) * plot_w / end;
+        // The current step stays, and its marker is at its time.
+        assert_eq!(attr(&root, "data-current-step").as_deref(), Some("3"));
+        let marker = one(&root, "[data-current-marker]");
+        let marker_x: f64 = attr(&marker, "x").unwrap().parse().unwrap();
+        assert!((marker_x - x(3)).abs() < 0.5, "{marker_x} vs {}", x(3));
+        // Step 2 (a dispatch, then 10 s of work) takes most of the drawing, and step 6 (a
+        // refused cancel, then 2.4 s) most of the rest: a click in the middle of either's time
+        // selects it, though with one column per step the first would land on step 4 and the
+        // second on step 8.
+        let scale = svg.get_bounding_client_rect().width() / 880.0;
+        for n in [2, 6] {
+            assert!(x(n + 1) - x(n) > 100.0, "step {n} is wide");
+            click_x(&svg, (x(n) + x(n + 1)) / 2.0 * scale);
+            assert_eq!(attr(&root, "data-current-step"), Some(n.to_string()));
+        }
+
+        // Another language keeps the axis; the way back draws one column per step again.
+        let other = if lang == "en" { "ja" } else { "en" };
+        m.viewer.set_lang(other);
+        assert_eq!(attr(&section(), "data-axis").as_deref(), Some("time"));
+        click(&choice("steps"));
+        assert_eq!(attr(&section(), "data-axis").as_deref(), Some("steps"));
+        assert!(attr(&one(&root, "[data-timeline]"), "data-axis").is_none());
+        assert!(all(&root, "[data-time-tick]").is_empty());
+        assert_eq!(segments(&root), on_steps);
+        assert_eq!(attr(&root, "data-current-step").as_deref(), Some("6"));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn replay_compares_results_never_times() {
+    let mut record = json("shop-journal").await;
+    // Every time moved a day later and the steps' order of times reversed: still the same
+    // transitions with the same results.
+    let steps = record["steps"].as_array_mut().unwrap();
+    let count = steps.len();
+    for (n, step) in steps.iter_mut().enumerate() {
+        step["at"] = format!("2026-05-02T03:00:{:02}.{:03}Z", count - n, n).into();
+    }
+    record["id"] = "moved".into();
+    let m = mount_journal("shop-journal", "en").await;
+    let root = m.root();
+    m.viewer
+        .open_text("moved.json", serde_json::to_string(&record).unwrap());
+    assert!(
+        eventually(|| { attr(&panel(&root), "data-selected-record").as_deref() == Some("moved") })
+            .await
+    );
+    assert!(verified(&root).await);
+    let first = one(&root, "[data-step=\"0\"] time");
+    assert_eq!(
+        attr(&first, "datetime").as_deref(),
+        Some(format!("2026-05-02T03:00:{count:02}.000Z").as_str())
+    );
+}

@@ -1,0 +1,211 @@
+//! Version 2 records with times, callers and an origin: the step cards give each step's time in
+//! the reader's zone (to the millisecond) and its caller, the panel says that the record was
+//! recorded from a running system, and the timeline offers a time axis only when every step has
+//! a time.
+
+use lane_view::i18n::Lang;
+use lane_view::panel;
+use lane_view::steps::{cards, cards_in_zone};
+use lane_view::time::Fixed;
+use lane_view::timeline::{Axis, section, section_on, time_edges};
+use lane_view::tree::{ROOT, Tree, html};
+use project_lanes::record::{Origin, OriginKind, Record, Recorder, Text, Timestamp};
+
+fn text(s: &str) -> Text {
+    Text {
+        en: s.into(),
+        ja: s.into(),
+    }
+}
+
+fn at(text: &str) -> Option<Timestamp> {
+    Some(text.parse().unwrap())
+}
+
+/// Four steps at uneven times (the third 10 s after the second), with callers, from the journal
+/// of a system called "build farm".
+fn journal_record() -> Record {
+    let mut rec = Recorder::new("farm", text("t"), text("t"), &["docs", "site"], "site").unwrap();
+    rec.claim("docs", "nightly-1");
+    rec.claim("docs", "nightly-2");
+    rec.release("L1", "succeeded");
+    rec.claim("docs", "nightly-3");
+    let mut record = rec.finish().unwrap();
+    record.version = 2;
+    let times = [
+        "2026-05-01T03:00:00.000Z",
+        "2026-05-01T03:00:00.250Z",
+        "2026-05-01T03:00:10.250Z",
+        "2026-05-01T03:00:10.251Z",
+    ];
+    for (i, (step, time)) in record.steps.iter_mut().zip(times).enumerate() {
+        step.at = at(time);
+        step.actor = Some(format!("host-a/pid {}", 4100 + i));
+    }
+    record.origin = Some(Origin {
+        kind: OriginKind::Journal,
+        system: Some("build farm".into()),
+        since: at("2026-05-01T03:00:00.000Z"),
+        until: at("2026-05-01T03:01:00.000Z"),
+    });
+    record
+}
+
+fn v1_record() -> Record {
+    let mut rec = Recorder::new("v1", text("t"), text("t"), &["docs", "site"], "site").unwrap();
+    rec.claim("docs", "nightly-1");
+    rec.release("L1", "succeeded");
+    rec.finish().unwrap()
+}
+
+#[test]
+fn a_steps_time_reads_in_the_readers_zone_to_the_millisecond_with_its_caller() {
+    let record = journal_record();
+    for (lang, time, caller) in [
+        (Lang::En, "2026-05-01 12:00:00.250 (UTC+09:00)", "Caller"),
+        (
+            Lang::Ja,
+            "2026年5月1日 12:00:00.250（UTC+09:00）",
+            "呼び出し元",
+        ),
+    ] {
+        let mut t = Tree::new();
+        cards_in_zone(&mut t, ROOT, lang, &record, (0, 1_000), None, &Fixed(540));
+        let markup = html::write(&t);
+        assert!(
+            markup.contains(&format!(
+                "<time class=\"lv-time\" datetime=\"2026-05-01T03:00:00.250Z\">{time}</time>"
+            )),
+            "{markup}"
+        );
+        assert!(markup.contains(&format!(
+            "<span class=\"lv-k\">{caller}</span><code class=\"lv-code lv-actor\">host-a/pid 4101</code>"
+        )));
+        assert!(markup.contains(
+            "data-step=\"1\" data-op=\"claim\" data-result=\"PROJECT_BUSY\" data-at=\"2026-05-01T03:00:00.250Z\" data-actor=\"host-a/pid 4101\""
+        ));
+    }
+}
+
+#[test]
+fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
+    let record = journal_record();
+    let mut t = Tree::new();
+    panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(-240));
+    assert_eq!(
+        html::write(&t),
+        "<p class=\"lv-origin\" data-origin=\"journal\">Recorded from a running system: build farm.</p>\
+         <p class=\"lv-window\" data-origin-window=\"\">Transitions from 2026-04-30 23:00:00.000 (UTC-04:00) until 2026-04-30 23:01:00.000 (UTC-04:00).</p>\
+         <p class=\"lv-zone\" data-time-zone=\"UTC-04:00\">Times are shown in your time zone (UTC-04:00).</p>"
+    );
+    let mut t = Tree::new();
+    panel::origin(&mut t, ROOT, Lang::Ja, &record, &Fixed(540));
+    let markup = html::write(&t);
+    assert!(markup.contains("稼働中のシステム「build farm」から記録したものです。"));
+    assert!(markup.contains("時刻は閲覧環境のタイムゾーン（UTC+09:00）で表示しています。"));
+}
+
+#[test]
+fn version_1_records_keep_their_markup_without_times_origin_or_axis_switch() {
+    let record = v1_record();
+    let mut t = Tree::new();
+    panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(540));
+    assert_eq!(html::write(&t), "");
+    for lang in Lang::ALL {
+        let (mut a, mut b) = (Tree::new(), Tree::new());
+        cards(&mut a, ROOT, lang, &record, (0, 1_000), None);
+        cards_in_zone(&mut b, ROOT, lang, &record, (0, 1_000), None, &Fixed(540));
+        assert_eq!(html::write(&a), html::write(&b));
+        assert!(!html::write(&a).contains("lv-when"));
+        let (mut a, mut b) = (Tree::new(), Tree::new());
+        section(&mut a, ROOT, lang, &record, "p");
+        section_on(&mut b, ROOT, lang, &record, "p", (Axis::Time, &Fixed(540)));
+        assert_eq!(
+            html::write(&a),
+            html::write(&b),
+            "no time axis without times"
+        );
+        assert!(!html::write(&a).contains("data-axis"));
+    }
+    assert_eq!(time_edges(&record), None);
+}
+
+#[test]
+fn the_time_axis_places_steps_by_their_times_and_labels_local_times() {
+    let record = journal_record();
+    assert_eq!(
+        time_edges(&record),
+        Some(vec![0, 250, 10_250, 10_251, 10_251 + 10_251 / 4])
+    );
+    let mut t = Tree::new();
+    section_on(
+        &mut t,
+        ROOT,
+        Lang::En,
+        &record,
+        "p",
+        (Axis::Steps, &Fixed(540)),
+    );
+    let steps = html::write(&t);
+    assert!(steps.contains("<section class=\"lv-timeline\" data-axis=\"steps\">"));
+    assert!(
+        steps.contains(
+            "data-axis-choice=\"steps\" aria-pressed=\"true\">One column per step</button>"
+        )
+    );
+    assert!(steps.contains("data-axis-choice=\"time\" aria-pressed=\"false\">Time axis</button>"));
+    assert!(!steps.contains("data-time-tick"));
+
+    let mut t = Tree::new();
+    section_on(
+        &mut t,
+        ROOT,
+        Lang::Ja,
+        &record,
+        "p",
+        (Axis::Time, &Fixed(540)),
+    );
+    let time = html::write(&t);
+    assert!(time.contains("<section class=\"lv-timeline\" data-axis=\"time\">"));
+    assert!(time.contains("data-axis-choice=\"time\" aria-pressed=\"true\">時間軸</button>"));
+    let svg = time.split("<svg class=\"lv-tl-svg\"").nth(1).unwrap();
+    assert!(
+        svg.split('>')
+            .next()
+            .unwrap()
+            .contains("data-axis=\"time\"")
+    );
+    // Ticks every 2 s of the reader's clock, from 12:00:00.
+    assert!(
+        time.contains("data-time-tick=\"\">12:00:00</text>"),
+        "{time}"
+    );
+    assert!(time.contains("data-time-tick=\"\">12:00:02</text>"));
+    // The same segments on either axis; only their places differ.
+    let segments = |markup: &str| -> Vec<String> {
+        markup
+            .split("data-segment=\"\" ")
+            .skip(1)
+            .map(|s| {
+                let from = s.find("data-state").unwrap();
+                let rest = &s[from..];
+                let to = rest.find("data-to=\"").unwrap() + 9;
+                rest[..to + rest[to..].find('"').unwrap()].to_string()
+            })
+            .collect()
+    };
+    // docs: running, idle, running; site: idle.
+    assert_eq!(
+        segments(&steps),
+        [
+            "data-state=\"running\" data-from=\"0\" data-to=\"1",
+            "data-state=\"idle\" data-from=\"2\" data-to=\"2",
+            "data-state=\"running\" data-from=\"3\" data-to=\"3",
+            "data-state=\"idle\" data-from=\"0\" data-to=\"3"
+        ]
+    );
+    // The last claim, 10 s after the second step, is far right on the time axis only.
+    assert!(steps.contains("x=\"683\" y=\"26\" width=\"185\""));
+    assert!(time.contains("x=\"720.03\" y=\"26\" width=\"147.97\""));
+    assert_eq!(segments(&steps), segments(&time));
+}
