@@ -7,6 +7,7 @@ mod browser;
 mod dist;
 mod engines;
 mod fixtures;
+mod guide;
 mod postgres;
 mod responses;
 mod screenshots;
