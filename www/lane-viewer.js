@@ -47,6 +47,11 @@ const ATTRIBUTES = ["src", "record", "lang", "step", ...BOOLEAN];
 
 /** Adds viewer.css (next to this script) to the document once. */
 function addStylesheet(doc) {
+  // Already on the page under another name (mdBook renames it with a hash of its content).
+  const view = doc.defaultView;
+  if (view && view.getComputedStyle(doc.documentElement).getPropertyValue("--lane-viewer-css")) {
+    return;
+  }
   const href = new URL("viewer.css", BASE).href;
   for (const link of doc.querySelectorAll("link[rel=stylesheet]")) {
     if (link.href === href) return;

@@ -8,6 +8,7 @@
 //!   offline.html                                 (records inside the page: works from file://)
 //!   pkg/lane_viewer.js pkg/lane_viewer_bg.wasm  (the viewer, built and bound)
 //!   records/index.json records/<id>.json         (the committed records)
+//!   guide/                                       (the project's guide, docs/ built with mdbook)
 //!   SHA256SUMS                                   (every file above)
 //! ```
 
@@ -130,6 +131,7 @@ pub fn dist() -> Result<PathBuf> {
     write_standalone(&dist)?;
     write_offline_page(&root.join("records"), &dist)?;
     copy_records(&root.join("records"), &dist.join("records"))?;
+    crate::guide::build(&dist)?;
     let files = write_sums(&dist)?;
     step(&format!("site ready: {} ({files} files)", dist.display()));
     Ok(dist)

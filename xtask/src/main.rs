@@ -7,6 +7,7 @@ mod browser;
 mod dist;
 mod engines;
 mod fixtures;
+mod guide;
 mod postgres;
 mod responses;
 mod screenshots;
@@ -202,8 +203,9 @@ fn serve(port: u16) -> Result<()> {
     let dist = dist::dist()?;
     let server = serve::StaticServer::bind(&dist, port)?;
     println!(
-        "serving {} at http://{}/  (Ctrl-C to stop)",
+        "serving {} at http://{}/  (the guide: http://{}/guide/; Ctrl-C to stop)",
         dist.display(),
+        server.addr(),
         server.addr()
     );
     server.run()?;

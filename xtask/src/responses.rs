@@ -86,6 +86,11 @@ pub fn content_type(path: &Path) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("wasm") => "application/wasm",
         Some("json") => "application/json",
+        // The guide's (mdBook's) images and fonts.
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("woff2") => "font/woff2",
+        Some("woff") => "font/woff",
         _ => "text/plain; charset=utf-8",
     }
 }
@@ -143,6 +148,21 @@ mod tests {
         assert_eq!(
             content_type(Path::new("index.html")),
             "text/html; charset=utf-8"
+        );
+    }
+
+    #[test]
+    fn the_guides_images_and_fonts_get_their_types() {
+        assert_eq!(
+            content_type(Path::new("guide/favicon-1.svg")),
+            "image/svg+xml"
+        );
+        assert_eq!(content_type(Path::new("guide/favicon-1.png")), "image/png");
+        assert_eq!(
+            content_type(Path::new(
+                "guide/fonts/open-sans-v17-all-charsets-regular.woff2"
+            )),
+            "font/woff2"
         );
     }
 }

@@ -1,5 +1,6 @@
 //! The built site (`target/dist/`, as `cargo xtask serve` serves it) loaded in each engine: the
-//! real glue, pages, content types and records together. A page passes when its DOM holds what a
+//! real glue, pages, content types and records together; in Chromium also the guide (every
+//! embedded viewer verified) and the offline page from `file://`. A page passes when its DOM holds what a
 //! reader must see; one that does not within the limit fails with what it showed and the
 //! requests still open.
 
@@ -78,6 +79,19 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
                     println!("ok: {page} in {}", engine.label());
                 }
                 if result.is_ok() && engine == Engine::Chromium {
+                    for (page, count) in crate::guide::PAGES {
+                        let url = format!("http://{addr}/{page}");
+                        result = check_viewers(&client, &url, count, &open).await;
+                        if result.is_err() {
+                            break;
+                        }
+                        println!(
+                            "ok: {page} ({count} viewers verified) in {}",
+                            engine.label()
+                        );
+                    }
+                }
+                if result.is_ok() && engine == Engine::Chromium {
                     // A folder opened from a disk: no server, module scripts and fetches refused.
                     let url = format!("file://{}", dist.join(OFFLINE.0).display());
                     result = check_page(&client, &url, OFFLINE.1, &open).await;
@@ -136,6 +150,56 @@ async fn check_page(
             age.as_secs_f64()
         ));
     }
+    report.push_str("\n  page excerpt:\n");
+    report.push_str(&dom.chars().take(2000).collect::<String>());
+    Err(report.into())
+}
+
+/// Opens a guide page and waits until it holds `count` `<lane-viewer>` elements, each live and
+/// verified (its record checked and replayed on the core in the browser), scrolling to each in
+/// turn as `check_page` does.
+async fn check_viewers(
+    client: &fantoccini::Client,
+    url: &str,
+    count: usize,
+    open: &OpenRequests,
+) -> Result<()> {
+    let started = Instant::now();
+    client.goto(url).await?;
+    let mut seen = (0, 0);
+    while started.elapsed() < PAGE_LIMIT {
+        let value = client
+            .execute(
+                "const all = [...document.querySelectorAll('lane-viewer')];
+                 const next = all.find((e) => !e.viewer);
+                 if (next) next.scrollIntoView();
+                 const ok = all.filter((e) => e.viewer
+                   && e.querySelector('[data-verification=\"verified\"]')
+                   && !e.querySelector('[data-lane-viewer-static]'));
+                 return [all.length, ok.length];",
+                vec![],
+            )
+            .await?;
+        let number = |i: usize| value[i].as_u64().unwrap_or(0) as usize;
+        seen = (number(0), number(1));
+        if seen == (count, count) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut report = format!(
+        "{url}: {} of {} viewers verified within {} s (expected {count} viewers, all verified)",
+        seen.1,
+        seen.0,
+        PAGE_LIMIT.as_secs()
+    );
+    for (url, age) in open.list_since(started) {
+        report.push_str(&format!(
+            "\n  request still open: {url} (for {:.1} s)",
+            age.as_secs_f64()
+        ));
+    }
+    let dom = page_html(client).await?;
     report.push_str("\n  page excerpt:\n");
     report.push_str(&dom.chars().take(2000).collect::<String>());
     Err(report.into())

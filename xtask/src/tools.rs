@@ -1,7 +1,7 @@
 //! The tools the web tasks need, installed on demand: the wasm32 target (rustup), the
-//! wasm-bindgen CLI at exactly the version the viewer pins and geckodriver at the version pinned
-//! here (both built with `cargo install` into `target/tools/`), and Debian packages (apt-get,
-//! when running as root): the browsers of `engines.rs`, PostgreSQL.
+//! wasm-bindgen CLI at exactly the version the viewer pins, geckodriver and mdbook (for the
+//! guide) at the versions pinned here (all built with `cargo install` into `target/tools/`), and
+//! Debian packages (apt-get, when running as root): the browsers of `engines.rs`, PostgreSQL.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -267,6 +267,41 @@ fn install_geckodriver(log: Option<&Path>) -> Result<PathBuf> {
             "{e}\ngeckodriver {GECKODRIVER_VERSION} could not be built; check access to \
              crates.io, or set GECKODRIVER to a geckodriver of your own"
         )
+    })?;
+    Ok(bin)
+}
+
+/// The mdbook version the guide (`docs/`) is built with, from crates.io.
+pub const MDBOOK_VERSION: &str = "0.5.4";
+
+fn mdbook_root() -> PathBuf {
+    project_root()
+        .join("target/tools")
+        .join(format!("mdbook-{MDBOOK_VERSION}"))
+}
+
+/// mdbook at the pinned version, built with `cargo install --locked` into `target/tools/` if
+/// missing.
+pub fn mdbook() -> Result<PathBuf> {
+    let root = mdbook_root();
+    let bin = root.join("bin/mdbook");
+    let installed = output(Command::new(&bin).arg("--version"))
+        .is_some_and(|v| v.trim().strip_prefix("mdbook v") == Some(MDBOOK_VERSION));
+    if installed {
+        return Ok(bin);
+    }
+    step(&format!(
+        "installing mdbook {MDBOOK_VERSION} into {} (once; takes a few minutes)",
+        root.display()
+    ));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args(["install", "--locked", "mdbook", "--version"])
+        .arg(format!("={MDBOOK_VERSION}"))
+        .arg("--root")
+        .arg(&root))
+    .map_err(|e| {
+        format!("{e}\nmdbook {MDBOOK_VERSION} could not be built; check access to crates.io")
     })?;
     Ok(bin)
 }

@@ -1,0 +1,90 @@
+//! # mdbook-lanes
+//!
+//! An mdBook preprocessor for project-lanes records. In a chapter, a ```` ```lanes ```` block holding
+//! a scenario (the TOML `lane-records run` reads) is run on the real core when the book is built,
+//! so what the page shows comes from the core, never from the author; `{{#lanes path/to/record.json}}`
+//! embeds a saved record (the path is relative to the chapter, like mdBook's `{{#include}}`). Each
+//! becomes a `<lane-viewer>` holding the record's static picture and the record itself, which the
+//! viewer script checks and replays in the reader's browser.
+//!
+//! [`embed`] rewrites one chapter; [`install`] sets a book up (`mdbook-lanes install BOOK_DIR`).
+//! `main.rs` speaks mdBook's protocol (`supports RENDERER`; `[context, book]` on stdin, the book
+//! on stdout).
+
+pub mod embed;
+pub mod install;
+
+use std::path::{Path, PathBuf};
+
+use lane_view::i18n::Lang;
+use mdbook_preprocessor::PreprocessorContext;
+use mdbook_preprocessor::book::{Book, BookItem};
+
+pub use embed::EmbedError;
+
+/// The preprocessor's name in `book.toml` (`[preprocessor.lanes]`).
+pub const NAME: &str = "lanes";
+
+/// Whether the book's elements work with `renderer`: only the HTML renderer runs the viewer.
+pub fn supports(renderer: &str) -> bool {
+    renderer == "html"
+}
+
+/// The language elements are shown in: `[preprocessor.lanes] lang`, else `book.language` when it
+/// is `ja`, else English.
+pub fn book_lang(ctx: &PreprocessorContext) -> Result<Lang, String> {
+    let configured: Option<String> = ctx
+        .config
+        .get(&format!("preprocessor.{NAME}.lang"))
+        .map_err(|e| format!("book.toml: [preprocessor.{NAME}] lang: {e}"))?;
+    if let Some(tag) = configured {
+        return Lang::from_tag(&tag).ok_or_else(|| {
+            format!("book.toml: [preprocessor.{NAME}] lang = \"{tag}\": use \"en\" or \"ja\"")
+        });
+    }
+    let language = ctx.config.book.language.as_deref().unwrap_or("en");
+    Ok(if language.starts_with("ja") {
+        Lang::Ja
+    } else {
+        Lang::En
+    })
+}
+
+/// Rewrites every chapter of `book`; the first mistake stops the build.
+pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book, String> {
+    let lang = book_lang(ctx)?;
+    let src = ctx.root.join(&ctx.config.book.src);
+    let mut counter = 0;
+    let mut failure: Option<EmbedError> = None;
+    book.for_each_mut(|item| {
+        let BookItem::Chapter(chapter) = item else {
+            return;
+        };
+        if failure.is_some() {
+            return;
+        }
+        let Some(source) = chapter.source_path.clone() else {
+            return;
+        };
+        let file = Path::new(&ctx.config.book.src).join(&source);
+        let dir = src.join(source.parent().unwrap_or(Path::new("")));
+        let at = embed::Chapter {
+            file: &file,
+            dir: &dir,
+            lang,
+        };
+        match embed::chapter(&chapter.content, &at, &mut counter) {
+            Ok(content) => chapter.content = content,
+            Err(e) => failure = Some(e),
+        }
+    });
+    match failure {
+        Some(e) => Err(e.to_string()),
+        None => Ok(book),
+    }
+}
+
+/// Where `cargo xtask dist` writes the assets in this workspace (`target/dist/`).
+pub fn workspace_dist() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dist")
+}

@@ -1,0 +1,310 @@
+//! The binary as mdBook runs it: `[context, book]` JSON on stdin, the book (or an error naming
+//! the markdown file, line and column) out; and `install` on a book folder.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const SCENARIO: &str = r#"format = "project-lanes/scenario"
+version = 1
+id = "guide-claim"
+projects = ["docs", "site"]
+untouched_project = "site"
+title.en = "A claim"
+title.ja = "取得"
+summary.en = "One run claims the docs lane and releases it."
+summary.ja = "実行が docs のレーンを取得して解放します。"
+
+[[steps]]
+op = "claim"
+project = "docs"
+run = "nightly-1"
+
+[[steps]]
+op = "release"
+lease = "L1"
+outcome = "succeeded"
+"#;
+
+/// mdBook's input for a book at `root` whose one chapter `chapter.md` holds `content`.
+fn input(root: &Path, content: &str) -> String {
+    let chapter = json!({"Chapter": {
+        "name": "Chapter", "content": content, "number": null, "sub_items": [],
+        "path": "chapter.md", "source_path": "chapter.md", "parent_names": []
+    }});
+    let context = json!({
+        "root": root, "renderer": "html", "mdbook_version": mdbook_preprocessor::MDBOOK_VERSION,
+        "config": {"book": {"title": "Test", "src": "src"}, "preprocessor": {"lanes": {}}}
+    });
+    json!([context, {"items": [chapter]}]).to_string()
+}
+
+/// Runs the preprocessor on one chapter: the new content, or the error text.
+fn preprocess(root: &Path, content: &str) -> Result<String, String> {
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .write_stdin(input(root, content))
+        .output()
+        .unwrap();
+    if out.status.success() {
+        let book: Value = serde_json::from_slice(&out.stdout).unwrap();
+        Ok(book["items"][0]["Chapter"]["content"]
+            .as_str()
+            .unwrap()
+            .to_string())
+    } else {
+        assert!(out.stdout.is_empty(), "no book is written on failure");
+        Err(String::from_utf8(out.stderr).unwrap())
+    }
+}
+
+fn book() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    dir
+}
+
+/// The inline JSON of the first element in `html`.
+fn inline_record(html: &str) -> Value {
+    let start = html.find("<script type=\"application/json\">").unwrap() + 32;
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).unwrap()
+}
+
+#[test]
+fn supports_the_html_renderer_only() {
+    let bin = || Command::cargo_bin("mdbook-lanes").unwrap();
+    bin().args(["supports", "html"]).assert().success();
+    bin().args(["supports", "latex"]).assert().failure();
+}
+
+#[test]
+fn a_lanes_block_becomes_a_viewer_holding_the_record_the_core_made() {
+    let dir = book();
+    let md = format!("# Title\n\nBefore.\n\n```lanes\n{SCENARIO}```\n\nAfter.\n");
+    let out = preprocess(dir.path(), &md).unwrap();
+    assert!(out.starts_with("# Title\n\nBefore.\n"));
+    assert!(out.trim_end().ends_with("After."));
+    assert!(!out.contains("```lanes"));
+    assert!(out.contains("<lane-viewer lang=\"en\">"));
+    assert!(
+        out.contains("data-lane-viewer-static"),
+        "the static picture is inside"
+    );
+    let record = inline_record(&out);
+    assert_eq!(record["id"], "guide-claim");
+    // The result comes from the core: the claim's lease and the release's outcome are there.
+    let text = record.to_string();
+    assert!(text.contains("L1") && text.contains("succeeded"), "{text}");
+    let element = &out[out.find("<lane-viewer").unwrap()..out.find("</lane-viewer>").unwrap()];
+    assert!(
+        !element.contains("\n\n"),
+        "one markdown HTML block: no blank line inside"
+    );
+}
+
+#[test]
+fn a_block_may_choose_japanese() {
+    let dir = book();
+    let out = preprocess(dir.path(), &format!("```lanes lang=ja\n{SCENARIO}```\n")).unwrap();
+    assert!(out.contains("<lane-viewer lang=\"ja\">"));
+    assert!(out.contains("取得"));
+}
+
+#[test]
+fn an_include_embeds_a_record_file_relative_to_the_chapter() {
+    let dir = book();
+    let record =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../records/busy-project.json"))
+            .unwrap();
+    std::fs::create_dir(dir.path().join("src/records")).unwrap();
+    std::fs::write(dir.path().join("src/records/busy.json"), &record).unwrap();
+    let out = preprocess(dir.path(), "Here:\n\n{{#lanes records/busy.json}}\n").unwrap();
+    assert_eq!(
+        inline_record(&out),
+        serde_json::from_slice::<Value>(&record).unwrap()
+    );
+    assert!(!out.contains("{{#lanes"));
+}
+
+#[test]
+fn directives_inside_code_and_escaped_ones_are_left_as_text() {
+    let dir = book();
+    let md = "`{{#lanes nothing.json}}` and\n\n```markdown\n{{#lanes nothing.json}}\n```\n\n\\{{#lanes nothing.json}}\n\n````markdown\n```lanes\nnot = \"run\"\n```\n````\n";
+    let out = preprocess(dir.path(), md).unwrap();
+    assert_eq!(out.matches("{{#lanes nothing.json}}").count(), 3);
+    assert!(!out.contains("\\{{#lanes"));
+    assert!(!out.contains("<lane-viewer"));
+}
+
+#[test]
+fn a_bad_toml_line_in_a_block_fails_the_build_at_its_markdown_line_and_column() {
+    let dir = book();
+    let bad = SCENARIO.replace("run = \"nightly-1\"", "run = nightly-1");
+    let md = format!("# Title\n\n```lanes\n{bad}```\n");
+    let err = preprocess(dir.path(), &md).unwrap_err();
+    let line = md.lines().position(|l| l == "run = nightly-1").unwrap() + 1;
+    assert!(err.contains(&format!("src/chapter.md:{line}:7: ")), "{err}");
+    assert!(
+        err.contains("run = nightly-1\n"),
+        "the line is shown: {err}"
+    );
+}
+
+#[test]
+fn a_scenario_the_core_refuses_is_located_in_the_markdown() {
+    let dir = book();
+    let bad = SCENARIO.replace("lease = \"L1\"", "lease = \"L9\"");
+    let md = format!(
+        "Intro.\n\n  ```lanes\n{}  ```\n",
+        bad.lines().map(|l| format!("  {l}\n")).collect::<String>()
+    );
+    let err = preprocess(dir.path(), &md).unwrap_err();
+    let line = md.lines().position(|l| l.contains("L9")).unwrap() + 1;
+    assert!(err.contains(&format!("src/chapter.md:{line}:")), "{err}");
+    assert!(err.contains("L9"), "{err}");
+}
+
+#[test]
+fn a_missing_record_file_is_located_at_its_directive() {
+    let dir = book();
+    let err = preprocess(dir.path(), "# T\n\nSee  {{#lanes gone.json}}\n").unwrap_err();
+    assert!(
+        err.contains("src/chapter.md:3:6: cannot embed gone.json"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_record_is_refused_with_its_code() {
+    let dir = book();
+    std::fs::write(dir.path().join("src/bad.json"), "{\"format\": 1}").unwrap();
+    let err = preprocess(dir.path(), "{{#lanes bad.json}}\n").unwrap_err();
+    assert!(
+        err.contains("src/chapter.md:1:1: bad.json is not a record"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_block_option_and_an_empty_block_are_located() {
+    let dir = book();
+    let err = preprocess(dir.path(), &format!("\n```lanes lang=fr\n{SCENARIO}```\n")).unwrap_err();
+    assert!(
+        err.contains("src/chapter.md:2:1: unknown language \"fr\""),
+        "{err}"
+    );
+    let err = preprocess(dir.path(), "```lanes\n```\n").unwrap_err();
+    assert!(
+        err.contains("src/chapter.md:1:1: this ```lanes block is empty"),
+        "{err}"
+    );
+}
+
+#[test]
+fn script_end_tags_in_a_record_cannot_end_the_inline_script() {
+    let dir = book();
+    let evil = SCENARIO.replace(
+        "One run claims",
+        "</script><script>alert(1)</script><!-- One run claims",
+    );
+    let out = preprocess(dir.path(), &format!("```lanes\n{evil}```\n")).unwrap();
+    let script = &out[out.find("<script type=\"application/json\">").unwrap()..];
+    let body = &script[..script.find("</script>").unwrap()];
+    assert!(body.contains("\\u003c/script>"), "{body}");
+    assert!(!body[1..].contains('<'), "no `<` inside the script element");
+    assert!(
+        inline_record(&out)
+            .to_string()
+            .contains("</script><script>alert(1)"),
+        "the same text, escaped"
+    );
+    assert_eq!(out.matches("</script>").count(), 1);
+}
+
+#[test]
+fn a_bad_record_stops_at_the_first_mistake_and_writes_no_book() {
+    let dir = book();
+    let err = preprocess(dir.path(), "```lanes\nformat = \"other\"\n```\n").unwrap_err();
+    assert!(
+        err.starts_with("mdbook-lanes: src/chapter.md:2:10: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn install_sets_a_book_up_once_and_keeps_the_authors_formatting() {
+    let dir = book();
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::write(assets.path().join("lane-viewer.standalone.js"), "// js").unwrap();
+    std::fs::write(assets.path().join("viewer.css"), "/* css */").unwrap();
+    let toml = "# My book\n[book]\ntitle = \"Mine\"  # keep me\n\n[output.html]\nadditional-css = [\"custom.css\"]\n";
+    std::fs::write(dir.path().join("book.toml"), toml).unwrap();
+    let install = || {
+        Command::cargo_bin("mdbook-lanes")
+            .unwrap()
+            .arg("install")
+            .arg(dir.path())
+            .arg("--assets")
+            .arg(assets.path())
+            .assert()
+            .success()
+    };
+    install();
+    let once = std::fs::read_to_string(dir.path().join("book.toml")).unwrap();
+    assert!(
+        once.starts_with("# My book\n[book]\ntitle = \"Mine\"  # keep me\n"),
+        "{once}"
+    );
+    let parsed: toml_edit::DocumentMut = once.parse().unwrap();
+    assert_eq!(
+        parsed["preprocessor"]["lanes"]["command"].as_str(),
+        Some("mdbook-lanes")
+    );
+    let css: Vec<_> = parsed["output"]["html"]["additional-css"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(css, ["custom.css", "lanes/viewer.css"]);
+    let js: Vec<_> = parsed["output"]["html"]["additional-js"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(js, ["lanes/lane-viewer.standalone.js"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("lanes/viewer.css")).unwrap(),
+        "/* css */"
+    );
+    let again = install();
+    assert!(String::from_utf8_lossy(&again.get_output().stdout).contains("already set up"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("book.toml")).unwrap(),
+        once
+    );
+}
+
+#[test]
+fn install_without_assets_says_where_they_come_from_and_changes_nothing() {
+    let dir = book();
+    std::fs::write(dir.path().join("book.toml"), "[book]\n").unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .arg("install")
+        .arg(dir.path())
+        .arg("--assets")
+        .arg(empty.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("cargo xtask dist"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("book.toml")).unwrap(),
+        "[book]\n"
+    );
+}
