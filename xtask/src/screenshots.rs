@@ -60,7 +60,14 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
             let scheme = if dark { "dark" } else { "light" };
             step(&format!("screenshots in {} ({scheme})", engine.label()));
             let log = out.join(format!("{}-{scheme}-driver.log", engine.name()));
-            let driver = Driver::start(installed, Look { dark, lang: None }, &log)?;
+            let driver = Driver::start(
+                installed,
+                Look {
+                    dark,
+                    ..Look::default()
+                },
+                &log,
+            )?;
             runtime.block_on(async {
                 let client = driver.session().await?;
                 let result = async {

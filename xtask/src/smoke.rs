@@ -1,8 +1,9 @@
 //! The built site (`target/dist/`, as `cargo xtask serve` serves it) loaded in each engine: the
-//! real glue, pages, content types and records together; in Chromium also the guide (every
-//! embedded viewer verified) and the offline page from `file://`. A page passes when its DOM holds what a
-//! reader must see; one that does not within the limit fails with what it showed and the
-//! requests still open.
+//! real glue, pages, content types and records together, and the guide (every embedded viewer
+//! verified). In Chromium also the offline page from `file://`, and the guide with JavaScript
+//! turned off (every record's static picture there, nothing claimed verified). A page passes when
+//! its DOM holds what a reader must see; one that does not within the limit fails with what it
+//! showed and the requests still open.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -58,7 +59,7 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
     for installed in engines {
         let engine = installed.engine;
         step(&format!(
-            "checking the built site in {} (index.html, embed.html)",
+            "checking the built site in {} (index.html, embed.html, the guide)",
             engine.label()
         ));
         let log = logs.join(format!("{}-driver.log", engine.name()));
@@ -78,7 +79,7 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
                     }
                     println!("ok: {page} in {}", engine.label());
                 }
-                if result.is_ok() && engine == Engine::Chromium {
+                if result.is_ok() {
                     for (page, count) in crate::guide::PAGES {
                         let url = format!("http://{addr}/{page}");
                         result = check_viewers(&client, &url, count, &open).await;
@@ -109,8 +110,59 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
                     log.display()
                 )
             })?;
+        if engine == Engine::Chromium {
+            without_scripts(installed, addr, &logs)?;
+        }
     }
     Ok(())
+}
+
+/// The guide's pages in Chromium with scripts disabled: each `<lane-viewer>` keeps its static
+/// picture (the timeline's drawing and every step card), and none claims to be verified.
+fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Path) -> Result<()> {
+    step("checking the guide in Chromium with JavaScript turned off");
+    let log = logs.join("chromium-no-scripts-driver.log");
+    let look = Look {
+        scripts_off: true,
+        ..Look::default()
+    };
+    let driver = Driver::start(installed, look, &log)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let client = driver.session().await?;
+        let mut result = Ok(());
+        for (page, count) in crate::guide::PAGES {
+            client.goto(&format!("http://{addr}/{page}")).await?;
+            // The page's source as the browser holds it: no script is needed to read it.
+            let html = client.source().await?;
+            // mdBook's first inline script adds the class `js` to `<html>`: its absence shows
+            // that no script ran.
+            let root = html.split('>').next().unwrap_or_default();
+            if root.split(['"', ' ']).any(|word| word == "js") {
+                result = Err(format!("{page}: scripts ran although turned off ({root}>)").into());
+                break;
+            }
+            let pictures = html.matches("data-lane-viewer-static").count();
+            let svgs = html.matches("<svg").count();
+            if pictures != count || svgs < count || !html.contains("data-step=") {
+                result = Err(format!(
+                    "{page} without JavaScript: {pictures} static pictures and {svgs} drawings \
+                     (expected {count} of each at least, with step cards)"
+                )
+                .into());
+            } else if html.contains("data-verification=\"verified\"") {
+                result = Err(format!("{page} without JavaScript claims a verified record").into());
+            }
+            if result.is_err() {
+                break;
+            }
+            println!("ok: {page} without JavaScript ({count} static pictures)");
+        }
+        let _ = client.close().await;
+        result
+    })
 }
 
 /// Opens `url` and waits until its DOM holds every `expected` string, bringing each

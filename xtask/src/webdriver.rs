@@ -39,6 +39,8 @@ pub struct Look {
     pub dark: bool,
     /// `None`: the engine's default (English here).
     pub lang: Option<&'static str>,
+    /// Scripts disabled in pages, as for a reader who turned JavaScript off (Chromium only).
+    pub scripts_off: bool,
 }
 
 /// The capabilities for a new session of `installed`. `headless` adds the engine's headless
@@ -60,6 +62,9 @@ pub fn capabilities(installed: &Installed, look: Look, headless: bool) -> Map<St
             }
             if let Some(lang) = look.lang {
                 args.push(format!("--accept-lang={lang}"));
+            }
+            if look.scripts_off {
+                args.push("--blink-settings=scriptEnabled=false".into());
             }
             caps.insert(
                 "goog:chromeOptions".into(),
