@@ -17,6 +17,14 @@ use common::{TestProcess, fresh_schema, lanes_pg, url};
 
 const WORKERS: usize = 8;
 
+/// With `LANES_PG_KEEP=DIR`, a copy of an export in DIR under `name`: the real exports behind
+/// the corpus files `records/tests/corpus/pg-journal-*.json` were kept this way.
+fn keep(file: &Path, name: &str) {
+    if let Some(dir) = std::env::var_os("LANES_PG_KEEP") {
+        std::fs::copy(file, Path::new(&dir).join(name)).unwrap();
+    }
+}
+
 /// `lane-records replay`'s verdict on a file: the number of steps, or why it failed.
 fn replayed(path: &Path) -> Result<usize, String> {
     match replay_file(path) {
@@ -121,6 +129,7 @@ fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
         );
         let n = replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
         assert!(n > 50, "{kind}: only {n} steps");
+        keep(&file, &format!("pg-journal-{kind}.json"));
         steps += n;
     }
     let (code, out, err) = audit(&schema);
@@ -175,6 +184,7 @@ fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay()
     assert_eq!(code, Some(0), "{err}");
     let mismatch = replayed(&file).unwrap_err();
     assert!(mismatch.starts_with("step 3 (claim)"), "{mismatch}");
+    keep(&file, "pg-journal-changed-row.json");
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]

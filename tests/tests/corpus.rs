@@ -169,3 +169,24 @@ async fn after_files_of_unclosed_nesting_every_viewer_on_the_page_keeps_working(
     let c = mount(&[("lang", s("ja"))]).await;
     assert!(c.viewer.selected().is_some());
 }
+
+#[wasm_bindgen_test]
+async fn an_export_of_a_postgresql_journal_with_a_changed_row_is_refused_at_that_step() {
+    // The row of the fourth transition (step 3 from 0, a claim of `site`) was set to
+    // PROJECT_BUSY by SQL; `lane-records replay` names the same step.
+    let m = mount(&[
+        ("src", s("corpus/pg-journal-changed-row.json")),
+        ("lang", s("en")),
+    ])
+    .await;
+    let root = m.root();
+    assert_eq!(verdict_shown(&root), "REPLAY_MISMATCH");
+    let flagged = all(&root, "[data-step][data-mismatch]");
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(attr(&flagged[0], "data-step").as_deref(), Some("3"));
+    assert_eq!(attr(&flagged[0], "data-op").as_deref(), Some("claim"));
+    assert_eq!(
+        attr(&flagged[0], "data-result").as_deref(),
+        Some("PROJECT_BUSY")
+    );
+}
