@@ -82,6 +82,17 @@ impl Prefetch {
             });
             installs.push(("geckodriver", log, handle));
         }
+        if !mdbook_installed() {
+            let log = logs.join("mdbook-install.log");
+            step(&format!(
+                "installing mdbook {MDBOOK_VERSION} in the background, once (log: {})",
+                log.display()
+            ));
+            let file = log.clone();
+            let handle =
+                std::thread::spawn(move || install_mdbook(Some(&file)).map_err(|e| e.to_string()));
+            installs.push(("mdbook", log, handle));
+        }
         if !packages.is_empty() && can_apt() {
             let log = logs.join("browsers-install.log");
             step(&format!(
@@ -280,28 +291,37 @@ fn mdbook_root() -> PathBuf {
         .join(format!("mdbook-{MDBOOK_VERSION}"))
 }
 
+/// Whether mdbook is there at the pinned version.
+fn mdbook_installed() -> bool {
+    output(Command::new(mdbook_root().join("bin/mdbook")).arg("--version"))
+        .is_some_and(|v| v.trim().strip_prefix("mdbook v") == Some(MDBOOK_VERSION))
+}
+
 /// mdbook at the pinned version, built with `cargo install --locked` into `target/tools/` if
 /// missing.
 pub fn mdbook() -> Result<PathBuf> {
-    let root = mdbook_root();
-    let bin = root.join("bin/mdbook");
-    let installed = output(Command::new(&bin).arg("--version"))
-        .is_some_and(|v| v.trim().strip_prefix("mdbook v") == Some(MDBOOK_VERSION));
-    if installed {
-        return Ok(bin);
+    if !mdbook_installed() {
+        step(&format!(
+            "installing mdbook {MDBOOK_VERSION} into {} (once; takes a few minutes)",
+            mdbook_root().display()
+        ));
+        install_mdbook(None)?;
     }
-    step(&format!(
-        "installing mdbook {MDBOOK_VERSION} into {} (once; takes a few minutes)",
-        root.display()
-    ));
+    Ok(mdbook_root().join("bin/mdbook"))
+}
+
+/// Builds mdbook from crates.io into `target/tools/`, its output in `log` if given.
+fn install_mdbook(log: Option<&Path>) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo)
-        .args(["install", "--locked", "mdbook", "--version"])
-        .arg(format!("={MDBOOK_VERSION}"))
-        .arg("--root")
-        .arg(&root))
+    run_logged(
+        Command::new(cargo)
+            .args(["install", "--locked", "mdbook", "--version"])
+            .arg(format!("={MDBOOK_VERSION}"))
+            .arg("--root")
+            .arg(mdbook_root()),
+        log,
+    )
     .map_err(|e| {
-        format!("{e}\nmdbook {MDBOOK_VERSION} could not be built; check access to crates.io")
-    })?;
-    Ok(bin)
+        format!("{e}\nmdbook {MDBOOK_VERSION} could not be built; check access to crates.io").into()
+    })
 }
