@@ -36,6 +36,7 @@
 //! the lane does not replay on lanes alone): keep such projects apart, or read their audit's
 //! mismatch in that light.
 
+mod prune;
 mod read;
 mod start;
 
@@ -48,7 +49,7 @@ use project_lanes::record::{Record, ReplayMismatch, Timestamp, replay};
 
 use crate::{PgConfig, PgError};
 
-pub use start::Pruned;
+pub use prune::Pruned;
 
 /// Why the journal could not be read, exported or audited.
 #[derive(Debug)]
@@ -181,7 +182,7 @@ pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {
 /// later export or audit starts from it. Needs `DELETE` on the journal: the schema's owner.
 pub fn prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
     let mut client = read::connect(config)?;
-    start::prune(&mut client, &config.schema, before)
+    prune::prune(&mut client, &config.schema, before)
 }
 
 /// What to export: the record's id and the system's name, and which rows.
