@@ -5,6 +5,8 @@
 //! knows the reader's zone and its daylight saving time); native tests and pages written ahead
 //! of time use [`Utc`] or a [`Fixed`] offset. Nothing here reads a clock.
 
+use project_lanes::record::civil_from_days;
+
 use crate::i18n::Lang;
 
 /// A time zone: its offset from UTC at a moment.
@@ -141,20 +143,6 @@ fn pad(out: &mut String, n: u64, width: usize) {
         out.push('0');
     }
     out.push_str(&digits);
-}
-
-/// (year, month, day) of the day `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

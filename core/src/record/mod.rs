@@ -44,4 +44,4 @@ pub use format::{
 };
 pub use recorder::Recorder;
 pub use replay::{Replay, ReplayMismatch, replay};
-pub use time::{Timestamp, TimestampError};
+pub use time::{Timestamp, TimestampError, civil_from_days};

@@ -158,8 +158,13 @@ fn days_from_civil(year: u64, month: u64, day: u64) -> u64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date `days` after 1970-01-01 (H. Hinnant's `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
+/// The date (year, month, day) `days` after 1970-01-01 (H. Hinnant's `civil_from_days`), for
+/// whoever writes a timestamp's date in another zone.
+///
+/// ```
+/// assert_eq!(project_lanes::record::civil_from_days(20_422), (2025, 11, 30));
+/// ```
+pub fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468;
     let era = z / 146_097;
     let doe = z - era * 146_097;
