@@ -118,6 +118,9 @@ pub struct Prepared {
     runner: PathBuf,
     wasm_files: Vec<PathBuf>,
     open: Arc<OpenRequests>,
+    /// Held while the suite runs: the site and the test binaries are this checkout's, one run at
+    /// a time.
+    _site: std::fs::File,
 }
 
 /// One engine set up for the runner: its driver, its capabilities file, its display.
@@ -181,6 +184,7 @@ pub struct RunOutcome {
 /// Starts the fixture server, writes the site and builds the suite's binaries.
 pub fn prepare(suite: Suite) -> Result<Prepared> {
     let bin = wasm_bindgen_bin()?;
+    let lock = lock_site()?;
     let site = browser_site(suite == Suite::Bench)?;
     let server = bind_fixture_server(&site)?;
     let addr = server.addr();
@@ -193,7 +197,32 @@ pub fn prepare(suite: Suite) -> Result<Prepared> {
         runner: bin.join("wasm-bindgen-test-runner"),
         wasm_files,
         open,
+        _site: lock,
     })
+}
+
+/// Waits until no other browser run of this checkout is using `target/browser-site` (each run
+/// rewrites the site the other one serves, which would fail the other's tests), then holds it
+/// until the returned file is dropped. The operating system releases it if the run is killed.
+fn lock_site() -> Result<std::fs::File> {
+    let target = project_root().join("target");
+    std::fs::create_dir_all(&target)?;
+    let path = target.join("browser-site.lock");
+    let file = std::fs::File::create(&path)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            println!(
+                "another browser run of this checkout is using target/browser-site; waiting for it to end ({} is locked)",
+                path.display()
+            );
+            file.lock()?;
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            return Err(format!("cannot lock {}: {error}", path.display()).into());
+        }
+    }
+    Ok(file)
 }
 
 /// Builds the suite once and runs it once in each engine (only the tests whose names contain
