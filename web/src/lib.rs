@@ -37,6 +37,7 @@ mod dom;
 pub mod entry;
 mod link;
 pub mod load;
+mod pace;
 mod panels;
 pub mod read;
 mod render;

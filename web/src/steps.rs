@@ -1,5 +1,5 @@
 //! Building the step cards in the page: the first [`FIRST`] elements at once and the rest in
-//! chunks of [`CHUNK`] on later tasks, each chunk written as operations only when its turn comes
+//! chunks of at least [`CHUNK`] on later tasks (paced: `pace.rs`), each chunk written as operations only when its turn comes
 //! (`lane_view::steps::cards`) and built in one crossing, so a 100,000-step record is never held
 //! whole. A list taken off the page (another record, another language, a destroyed viewer)
 //! stops being built.
@@ -13,13 +13,14 @@ use web_sys::Element;
 
 use crate::dom::{attr, next_task};
 use crate::entry::Loaded;
+use crate::pace::{Pace, now};
 use crate::tree::build;
 use crate::zone::Browser;
 
 /// Elements (steps, their lanes and reservations) built before the panel is shown, about 250
 /// steps of a four-project record.
 const FIRST: usize = 1_500;
-/// Elements built per later task.
+/// Elements built per later task, at least (more when the page's updates take longer: [`Pace`]).
 const CHUNK: usize = 6_000;
 
 /// Builds the steps of `loaded` into `list`: the first at once, the rest on later tasks.
@@ -36,12 +37,15 @@ pub fn build_all(list: &Element, lang: Lang, loaded: &Rc<Loaded>) -> js_sys::Pro
         let (list, loaded) = (list.clone(), loaded.clone());
         wasm_bindgen_futures::spawn_local(async move {
             let mut at = at;
+            let mut pace = Pace::new(CHUNK);
             while at < steps {
                 next_task().await;
                 if list.parent_node().is_none() {
                     break;
                 }
-                at = append(&list, lang, &loaded, at, CHUNK);
+                let (started, budget) = (now(), pace.budget());
+                at = append(&list, lang, &loaded, at, budget);
+                pace.worked(started, budget);
             }
             list.remove_attribute("aria-busy").ok();
             let _ = resolve.call0(&JsValue::UNDEFINED);

@@ -2,8 +2,8 @@
 //! (`project_lanes::record::Replay`) in this page. Replay drives fresh in-memory lanes or a fresh
 //! dispatcher: it executes no work.
 //!
-//! Small records verify at once; larger ones [`CHUNK`] steps at a time between the browser's
-//! tasks, so a 100,000-step record never blocks the page, with progress shown meanwhile.
+//! Small records verify at once; larger ones at least [`CHUNK`] steps at a time between the
+//! browser's tasks (paced: `pace.rs`), so a 100,000-step record never blocks the page, with progress shown meanwhile.
 
 use std::rc::{Rc, Weak};
 
@@ -12,8 +12,9 @@ use project_lanes::record::Replay;
 use lane_view::entry::Verification;
 
 use crate::entry::Loaded;
+use crate::pace::{Pace, now};
 
-/// Steps replayed per task.
+/// Steps replayed per task, at least (more when the page's updates take longer: [`Pace`]).
 pub const CHUNK: usize = 2_000;
 
 /// Starts verifying `loaded` if it never was: the first [`CHUNK`] steps at once; if more remain,
@@ -30,16 +31,16 @@ pub fn start(loaded: &Rc<Loaded>, progress: impl Fn(&Rc<Loaded>) + 'static) -> b
             return true;
         }
     };
-    if advance(loaded, &mut replay) {
+    if advance(loaded, &mut replay, CHUNK) {
         let weak = Rc::downgrade(loaded);
         wasm_bindgen_futures::spawn_local(background(weak, replay, progress));
     }
     true
 }
 
-/// Replays one chunk; returns whether more remain.
-fn advance(loaded: &Loaded, replay: &mut Replay) -> bool {
-    let state = match replay.run(&loaded.record, CHUNK) {
+/// Replays `steps` more steps; returns whether more remain.
+fn advance(loaded: &Loaded, replay: &mut Replay, steps: usize) -> bool {
+    let state = match replay.run(&loaded.record, steps) {
         Ok(true) => Verification::Verified,
         Ok(false) => Verification::Running(replay.position()),
         Err(mismatch) => Verification::Failed(mismatch),
@@ -50,11 +51,14 @@ fn advance(loaded: &Loaded, replay: &mut Replay) -> bool {
 }
 
 async fn background(weak: Weak<Loaded>, mut replay: Replay, progress: impl Fn(&Rc<Loaded>)) {
+    let mut pace = Pace::new(CHUNK);
     loop {
         crate::dom::next_task().await;
         // A record no viewer holds any more (destroyed) stops replaying.
         let Some(loaded) = weak.upgrade() else { return };
-        let more = advance(&loaded, &mut replay);
+        let (started, budget) = (now(), pace.budget());
+        let more = advance(&loaded, &mut replay, budget);
+        pace.worked(started, budget);
         progress(&loaded);
         if !more {
             return;

@@ -48,16 +48,7 @@ const NOT_IN: &[(Engine, &str, &str)] = &[
     ),
     (Engine::Firefox, SELECT_IN_FOCUSOUT, NO_FOCUSOUT_ON_REMOVAL),
     (Engine::WebKit, SELECT_IN_FOCUSOUT, NO_FOCUSOUT_ON_REMOVAL),
-    (Engine::WebKit, HUGE_RECORD, WEBKIT_HUGE_LIST),
 ];
-
-/// A viewer defect in WebKit, not a test that cannot run there: to be fixed in the viewer.
-const HUGE_RECORD: &str = "a_100000_step_record_verifies_in_the_background_with_progress";
-const WEBKIT_HUGE_LIST: &str = "VIEWER DEFECT, open: while the 100,000-step list is built, \
-    WebKitGTK spends time in proportion to the steps already in the page on every rendering \
-    update (with the list hidden the record verifies in 8 s), so verifying takes about as long \
-    as the 60 s the test allows (56 s with the list built in chunks of operations, on a loaded \
-    machine): it would pass or fail by the machine's load";
 
 /// Two tests that call the viewer from a `focusout` handler while the viewer rebuilds.
 const SELECT_STEP_IN_FOCUSOUT: &str = "select_step_called_while_the_viewer_rebuilds_takes_effect";

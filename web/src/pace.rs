@@ -1,0 +1,48 @@
+//! How much background work one task does. A browser updates the page between tasks, and an
+//! update of a page that already holds tens of thousands of steps can cost more than the work of
+//! a task (WebKit lays out and paints in proportion to what is in the page). A fixed amount per
+//! task would then spend most of the time in updates; a [`Pace`] gives each task at least as
+//! much work time as the browser took since the previous one, so updates take at most about half
+//! of the time, whatever they cost, and stay as frequent as they are cheap.
+
+/// The work of one task is never below `least` units (what a task did before any update was
+/// measured) and its time never above [`MOST_MS`].
+pub struct Pace {
+    least: usize,
+    /// Units done per millisecond in the last task.
+    rate: f64,
+    /// When the last task ended.
+    ended: f64,
+}
+
+/// The longest a task works, so input is never held back for longer than this by the work itself.
+const MOST_MS: f64 = 500.0;
+
+impl Pace {
+    pub fn new(least: usize) -> Pace {
+        Pace {
+            least,
+            rate: 0.0,
+            ended: now(),
+        }
+    }
+
+    /// How many units the task that starts now does.
+    pub fn budget(&self) -> usize {
+        let away = (now() - self.ended).min(MOST_MS);
+        (self.rate * away).max(self.least as f64) as usize
+    }
+
+    /// The task that started at `started` did `done` units and ends now.
+    pub fn worked(&mut self, started: f64, done: usize) {
+        let ended = now();
+        self.rate = done as f64 / (ended - started).max(1.0);
+        self.ended = ended;
+    }
+}
+
+/// Milliseconds on the page's clock.
+pub fn now() -> f64 {
+    js_sys::Date::now()
+}
+
