@@ -4,7 +4,8 @@
 //! - mount → the first record on screen (the index and that record's file fetched, hashed,
 //!   parsed, rendered), and → `mount` resolved (every record arrived), after the wasm is
 //!   instantiated;
-//! - switching records (select + forced layout);
+//! - switching records (select + forced layout; the select alone; and the DOM changes a switch
+//!   makes, counted, which the machine's load does not move);
 //! - rendering large synthetic records (1,000 to 10,000 steps), to see the cost grow linearly:
 //!   the first steps shown and all steps in the DOM, on mount and on a re-render;
 //! - replaying records on the core in the browser (the 10,000-step record, the bundled ones);
@@ -107,14 +108,71 @@ async fn switch_records() {
         "explicit-outcome",
         "stop-keeps-occupancy",
     ];
-    let mut samples = Vec::new();
+    let (mut samples, mut selects) = (Vec::new(), Vec::new());
     for i in 0..200 {
         let start = now();
         assert!(m.viewer.select(ids[i % ids.len()]));
+        selects.push(now() - start);
         layout(&m.root());
         samples.push(now() - start);
     }
     report("switch_record (select + layout)", samples);
+    report("switch_record: select alone (the DOM)", selects);
+    // The work, not the time (the machine's load moves the times): what a switch changes in
+    // the page, counted by a MutationObserver after the timed loop (observing slows the DOM).
+    let counted = 40;
+    let counts = mutations_per_switch(&m, || {
+        for i in 0..counted {
+            assert!(m.viewer.select(ids[i % ids.len()]));
+            layout(&m.root());
+        }
+    });
+    let per = |n: u32| f64::from(n) / counted as f64;
+    console_log!(
+        "BENCH switch_record: DOM changes per switch (kept panels): {:.1} \
+         ({:.1} attributes, {:.1} child lists adding {:.1} and removing {:.1} nodes, \
+         {:.1} texts)",
+        per(counts[0] + counts[1] + counts[4]),
+        per(counts[0]),
+        per(counts[1]),
+        per(counts[2]),
+        per(counts[3]),
+        per(counts[4]),
+    );
+}
+
+/// What `run` changes below the viewer, by kind: attribute changes, child-list changes, the
+/// nodes those add and remove, text changes.
+fn mutations_per_switch(m: &Mounted, run: impl FnOnce()) -> [u32; 5] {
+    use js_sys::Reflect;
+    use wasm_bindgen::JsCast;
+    let get = |v: &wasm_bindgen::JsValue, key: &str| Reflect::get(v, &s(key)).unwrap();
+    let length = |v: &wasm_bindgen::JsValue, key: &str| {
+        get(&get(v, key), "length").as_f64().unwrap_or(0.0) as u32
+    };
+    let ignore = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(|| {});
+    let observer = web_sys::MutationObserver::new(ignore.as_ref().unchecked_ref()).unwrap();
+    let init = web_sys::MutationObserverInit::new();
+    init.set_child_list(true);
+    init.set_subtree(true);
+    init.set_attributes(true);
+    init.set_character_data(true);
+    observer.observe_with_options(&m.host, &init).unwrap();
+    run();
+    let mut counts = [0; 5];
+    for record in observer.take_records().iter() {
+        match get(&record, "type").as_string().as_deref() {
+            Some("attributes") => counts[0] += 1,
+            Some("childList") => {
+                counts[1] += 1;
+                counts[2] += length(&record, "addedNodes");
+                counts[3] += length(&record, "removedNodes");
+            }
+            _ => counts[4] += 1,
+        }
+    }
+    observer.disconnect();
+    counts
 }
 
 async fn settle(m: &Mounted) {
