@@ -21,6 +21,7 @@ mod entry;
 mod export;
 mod history;
 pub(crate) mod lanes_log;
+pub(crate) mod shard_log;
 
 pub use entry::{Actor, Answer, Call, Clock, Entry, LeaseKey};
 #[cfg(feature = "journal")]
