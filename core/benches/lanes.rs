@@ -34,7 +34,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use project_lanes::journal::{Clock, Journaled};
+use project_lanes::journal::{Clock, Journaled, Timekeeping, Untimed};
 use project_lanes::record::Timestamp;
 use project_lanes::{Outcome, ProjectLanes};
 
@@ -74,7 +74,11 @@ fn coarse_clock() -> Arc<dyn Clock> {
 
 /// Times `iters` claim+release pairs on `lanes`, taking the journal (untimed) every [`BATCH`]
 /// pairs so that it does not grow without end.
-fn timed_pairs(lanes: &ProjectLanes<Journaled>, projects: &[String], iters: u64) -> Duration {
+fn timed_pairs<T: Timekeeping>(
+    lanes: &ProjectLanes<Journaled<T>>,
+    projects: &[String],
+    iters: u64,
+) -> Duration {
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
     while done < iters {
@@ -112,15 +116,19 @@ fn pair(c: &mut Criterion) {
         })
     });
     group.bench_function("claim_release_journal", |b| {
+        let lanes = ProjectLanes::new().with_journal(Untimed);
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
+    group.bench_function("claim_release_journal_optional_clock_none", |b| {
         let lanes = ProjectLanes::new().with_journal(None);
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("claim_release_journal_system_clock", |b| {
-        let lanes = ProjectLanes::new().with_journal(Some(system_clock()));
+        let lanes = ProjectLanes::new().with_journal(system_clock());
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("claim_release_journal_coarse_clock", |b| {
-        let lanes = ProjectLanes::new().with_journal(Some(coarse_clock()));
+        let lanes = ProjectLanes::new().with_journal(coarse_clock());
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("floor_mutex_hashmap_insert_remove", |b| {
@@ -142,7 +150,7 @@ fn take(c: &mut Criterion) {
     let projects = labels("project", 64);
     let mut group = c.benchmark_group("journal");
     group.bench_function("take_2048_entries", |b| {
-        let lanes = ProjectLanes::new().with_journal(None);
+        let lanes = ProjectLanes::new().with_journal(Untimed);
         b.iter_custom(|iters| {
             let mut elapsed = Duration::ZERO;
             for _ in 0..iters {

@@ -224,8 +224,13 @@ impl ProjectLanes {
     }
 
     /// The same lanes, keeping a journal of every claim, stop request and release (refusals
-    /// included) with its answer, and the time `clock` gives (none without one): see
-    /// [`journal`](crate::journal) and [`take_journal`](Self::take_journal). Feature `journal`.
+    /// included) with its answer, and the time `clock` gives: see [`journal`](crate::journal)
+    /// and [`take_journal`](Self::take_journal). Feature `journal`.
+    ///
+    /// `clock` is [`Untimed`](crate::journal::Untimed) (no times), an `Arc<dyn Clock>`, or an
+    /// `Option<Arc<dyn Clock>>` (`None`: no times), as [`Timekeeping`](crate::journal::Timekeeping)
+    /// says; the choice is in the journal's type, so `Untimed` lanes test for no clock at each
+    /// operation, and an `Arc<dyn Clock>` is called without a test.
     ///
     /// Each shard numbers its operations under its own lock and logs them into a chunk
     /// allocated beforehand; the clock is read before the lock. A claim and a release cost more
@@ -234,9 +239,9 @@ impl ProjectLanes {
     ///
     /// ```
     /// use project_lanes::{Outcome, ProjectLanes};
-    /// use project_lanes::journal::{Answer, Call};
+    /// use project_lanes::journal::{Answer, Call, Untimed};
     ///
-    /// let lanes = ProjectLanes::new().with_journal(None);
+    /// let lanes = ProjectLanes::new().with_journal(Untimed);
     /// let lease = lanes.claim("docs", "build-1")?;
     /// lanes.release(&lease, Outcome::Succeeded)?;
     /// let entries = lanes.take_journal();
@@ -246,10 +251,10 @@ impl ProjectLanes {
     /// # Ok::<(), project_lanes::LaneError>(())
     /// ```
     #[cfg(feature = "journal")]
-    pub fn with_journal(
+    pub fn with_journal<T: crate::journal::Timekeeping>(
         self,
-        clock: Option<std::sync::Arc<dyn crate::journal::Clock>>,
-    ) -> ProjectLanes<Journaled> {
+        clock: T,
+    ) -> ProjectLanes<Journaled<T>> {
         ProjectLanes {
             id: self.id,
             hasher: self.hasher,
@@ -260,7 +265,7 @@ impl ProjectLanes {
 }
 
 #[cfg(feature = "journal")]
-impl ProjectLanes<Journaled> {
+impl<T: crate::journal::Timekeeping> ProjectLanes<Journaled<T>> {
     /// The journal's entries since the last take, in an order that replays on the core (empty
     /// for lanes without a journal). Concatenated, takes keep that order: a full chunk or an
     /// entry still on its way out of its shard, and the ones after it in its shard, come with

@@ -48,11 +48,53 @@ const CHUNK: usize = 256;
 #[cfg(feature = "journal")]
 const SPARE: usize = 1024;
 
+/// Where a lanes journal's times come from, as its type says (sealed: this module is the crate's
+/// own): milliseconds since 1970, or `NO_TIME`.
+pub trait Stamp: Send + Sync {
+    /// The time for an operation about to run.
+    fn millis(&self) -> u64;
+}
+
+/// No times: a journal whose type says so reads no clock and tests for none at each operation,
+/// so it costs the least. Its entries have no `at`. Feature `journal`.
 #[cfg(feature = "journal")]
-/// The journal of `ProjectLanes<Journaled>` (made by `ProjectLanes::with_journal`): its clock, and
-/// what has left the shards but not been taken yet. Feature `journal`.
-pub struct Journaled {
-    clock: Option<Arc<dyn Clock>>,
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Untimed;
+
+#[cfg(feature = "journal")]
+impl Stamp for Untimed {
+    #[inline(always)]
+    fn millis(&self) -> u64 {
+        NO_TIME
+    }
+}
+
+#[cfg(feature = "journal")]
+impl Stamp for Arc<dyn Clock> {
+    #[inline]
+    fn millis(&self) -> u64 {
+        self.now().millis()
+    }
+}
+
+#[cfg(feature = "journal")]
+impl Stamp for Option<Arc<dyn Clock>> {
+    #[inline]
+    fn millis(&self) -> u64 {
+        match self {
+            Some(clock) => clock.now().millis(),
+            None => NO_TIME,
+        }
+    }
+}
+
+#[cfg(feature = "journal")]
+/// The journal of `ProjectLanes<Journaled<T>>` (made by `ProjectLanes::with_journal`): where its
+/// times come from (`T`: [`Untimed`], an `Arc<dyn Clock>`, or by default
+/// `Option<Arc<dyn Clock>>`, chosen at run time), and what has left the shards but not been
+/// taken yet. Feature `journal`.
+pub struct Journaled<T: super::Timekeeping = Option<Arc<dyn Clock>>> {
+    clock: T,
     /// Full chunks moved out of their shards, and entries handed back, by shard.
     overflow: Mutex<Overflow>,
     /// Empty chunks, ready to be swapped into a shard.
@@ -85,8 +127,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 #[cfg(feature = "journal")]
-impl Journaled {
-    pub(crate) fn new(clock: Option<Arc<dyn Clock>>, shards: usize) -> Journaled {
+impl<T: super::Timekeeping> Journaled<T> {
+    pub(crate) fn new(clock: T, shards: usize) -> Journaled<T> {
         Journaled {
             clock,
             overflow: Mutex::new(Overflow::default()),
@@ -283,17 +325,14 @@ impl Hook for Unjournaled {
 }
 
 #[cfg(feature = "journal")]
-impl Hook for Journaled {
+impl<T: super::Timekeeping> Hook for Journaled<T> {
     /// Milliseconds since 1970, or [`NO_TIME`] without a clock.
     type Time = u64;
     type Pending = Option<Spill>;
 
     #[inline]
     fn now(&self) -> u64 {
-        match &self.clock {
-            Some(clock) => clock.now().millis(),
-            None => NO_TIME,
-        }
+        self.clock.millis()
     }
 
     #[inline]
@@ -316,7 +355,7 @@ impl Hook for Journaled {
     #[cold]
     fn refused(&self, entry: impl FnOnce() -> Entry) {
         let mut entry = entry();
-        entry.at = self.clock.as_ref().map(|c| c.now());
+        entry.at = Timestamp::from_millis(self.clock.millis()).ok();
         lock(&self.unplaced).push(entry);
     }
 }
@@ -362,7 +401,7 @@ mod tests {
 
     #[test]
     fn a_take_stops_at_a_missing_number_and_the_next_take_goes_on_from_it() {
-        let journal = Journaled::new(None, 2);
+        let journal = Journaled::new(Untimed, 2);
         let first = journal.order(shards(vec![entry(1, 5), entry(2, 6), entry(4, 8)], vec![]));
         assert_eq!(generations(&first), [1, 2], "3 is missing: 4 waits");
         lock(&journal.overflow).entries.push((0, entry(3, 7)));
@@ -372,7 +411,7 @@ mod tests {
 
     #[test]
     fn a_claims_run_comes_from_its_release_or_from_the_lane_it_still_holds() {
-        let journal = Journaled::new(None, 1);
+        let journal = Journaled::new(Untimed, 1);
         let claim = |seq, generation| {
             let entry = LaneEntry::new(NO_TIME, LaneCall::Claim, 0, generation, Ok(false), None);
             Numbered { seq, entry }
@@ -408,7 +447,7 @@ mod tests {
 
     #[test]
     fn shards_are_merged_by_time_each_in_its_own_order() {
-        let journal = Journaled::new(None, 2);
+        let journal = Journaled::new(Untimed, 2);
         // Shard 0's second entry read the clock earlier than its first: it stays second.
         let merged = journal.order(shards(
             vec![entry(1, 10), entry(2, 3)],
