@@ -5,27 +5,29 @@
 //!
 //! Instructions per claim+release pair, counted by callgrind (`--toggle-collect` on a loop of
 //! 163,840 pairs over these 64 projects, the journal taken every 16,384 pairs outside the
-//! count), which the machine's load does not disturb: without a journal 420 (422 before the
-//! journal's hot path was trimmed); with a journal 498 (550 before), +19%; with a clock that is
-//! one atomic load, 537 (595 before); an earlier count, made another way, gave 434 and 558 to
-//! 564 before. Of the journal's 79: about 61 write its two entries (a sequence number, a
-//! capacity check, the stores of a 64-byte entry, the release's moving its run label in, the
-//! length), about 8 the clock (testing whether there is one, and keeping values in memory
-//! across a call that may unwind), about 10 the rest (checking after each lock whether the
-//! buffer was full, registers the journal's values take). Each pair also writes two new cache
-//! lines (2.1 first-level write misses per pair in callgrind's cache model, none without a
-//! journal).
+//! count; a binary per case, so that one case's code does not change another's), which the
+//! machine's load does not disturb: without a journal 422; with an `Untimed` journal 473
+//! (+12%); with `with_journal(None)` 490 (+16%: it tests at each operation whether there is a
+//! clock); with an `Arc<dyn Clock>` that is one atomic load 527. The same count for the
+//! journal before its entries lost their sequence number and its clock moved into its type:
+//! without 422, with `None` 502 (+19%), with a clock 542. What a journal adds: the write of a
+//! 56-byte entry per operation (its number is its place in its shard's chunk; a release moves
+//! its run label in), a check for room, and after each lock a check whether the chunk filled
+//! up. Each pair writes 112 bytes of entries: 1.8 first-level write misses per pair in
+//! callgrind's cache model (2.1 with the 64-byte entries before; none without a journal).
 //!
-//! In time, measured on the 2-core development machine shared with other jobs, the lowest of
-//! four alternating runs in ns per pair: at load average 1.5 to 5, before the trimming, without
-//! a journal 76 (before the journal existed, with `claim` and `release` inlined only as the
-//! compiler chose: 116); with a journal 115 (taken every 16,384 pairs, untimed), with a coarse
-//! clock 144, reading the system clock twice 324; the `Mutex<HashMap>` floor 109 to 120. A take
-//! costs about 280 ns per entry (`journal/take_2048_entries`). After the trimming, at load
-//! average 7 to 13, the lowest of eight runs alternating with the build before it (in
-//! brackets): without a journal 65 (60), with a journal 119 (117), with a coarse clock 84 (85).
-//! At that load single runs of one build spread over a factor of two or more, so these figures
-//! say nothing about a difference of a few percent; the instruction counts above do.
+//! In time, on the 2-core development machine shared with other jobs, criterion's median in
+//! ns per pair, runs alternating with the build before (in brackets). Three runs at load
+//! average 4 to 6.5: without a journal 52 to 58, median of runs 55 (54 to 64, 57); with an
+//! `Untimed` journal 69 to 81, median 75, +37% (`None`: 72 to 129, 84, +46%); with `None` 69
+//! to 81, median 76; with a coarse clock 75 to 124, median 78 (73 to 79, 76); reading the
+//! system clock twice 155 to 166 (162 to 168). Four runs before them, at load average 6 to
+//! 10, spread too widely to say anything (without a journal 61 to 99, with one 81 to 118).
+//! So in time a journal still costs about a third more, not the 15% its instructions cost:
+//! what it adds is most likely memory traffic (112 bytes of entries per pair into chunks that a
+//! take every 16,384 pairs has cycled out of the nearer caches), which fewer instructions do
+//! not remove. A take costs about 280 ns per entry (`journal/take_2048_entries`, measured
+//! before the chunks).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -34,7 +36,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use project_lanes::journal::{Clock, Journaled};
+use project_lanes::journal::{Clock, Journaled, Timekeeping, Untimed};
 use project_lanes::record::Timestamp;
 use project_lanes::{Outcome, ProjectLanes};
 
@@ -74,7 +76,11 @@ fn coarse_clock() -> Arc<dyn Clock> {
 
 /// Times `iters` claim+release pairs on `lanes`, taking the journal (untimed) every [`BATCH`]
 /// pairs so that it does not grow without end.
-fn timed_pairs(lanes: &ProjectLanes<Journaled>, projects: &[String], iters: u64) -> Duration {
+fn timed_pairs<T: Timekeeping>(
+    lanes: &ProjectLanes<Journaled<T>>,
+    projects: &[String],
+    iters: u64,
+) -> Duration {
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
     while done < iters {
@@ -112,15 +118,19 @@ fn pair(c: &mut Criterion) {
         })
     });
     group.bench_function("claim_release_journal", |b| {
+        let lanes = ProjectLanes::new().with_journal(Untimed);
+        b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
+    });
+    group.bench_function("claim_release_journal_optional_clock_none", |b| {
         let lanes = ProjectLanes::new().with_journal(None);
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("claim_release_journal_system_clock", |b| {
-        let lanes = ProjectLanes::new().with_journal(Some(system_clock()));
+        let lanes = ProjectLanes::new().with_journal(system_clock());
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("claim_release_journal_coarse_clock", |b| {
-        let lanes = ProjectLanes::new().with_journal(Some(coarse_clock()));
+        let lanes = ProjectLanes::new().with_journal(coarse_clock());
         b.iter_custom(|iters| timed_pairs(&lanes, &projects, iters))
     });
     group.bench_function("floor_mutex_hashmap_insert_remove", |b| {
@@ -142,7 +152,7 @@ fn take(c: &mut Criterion) {
     let projects = labels("project", 64);
     let mut group = c.benchmark_group("journal");
     group.bench_function("take_2048_entries", |b| {
-        let lanes = ProjectLanes::new().with_journal(None);
+        let lanes = ProjectLanes::new().with_journal(Untimed);
         b.iter_custom(|iters| {
             let mut elapsed = Duration::ZERO;
             for _ in 0..iters {

@@ -9,7 +9,8 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 #[cfg(feature = "journal")]
 use crate::journal::Journaled;
-use crate::journal::lanes_log::{Hook, LaneCall, LaneEntry, ShardLog};
+use crate::journal::lanes_log::Hook;
+use crate::journal::shard_log::{LaneCall, LaneEntry, ShardLog};
 use crate::journal::{Journaling, Unjournaled};
 use crate::{Label, LaneError, LaneState, LaneView, Outcome, Receipt, validate_label};
 
@@ -223,19 +224,24 @@ impl ProjectLanes {
     }
 
     /// The same lanes, keeping a journal of every claim, stop request and release (refusals
-    /// included) with its answer, and the time `clock` gives (none without one): see
-    /// [`journal`](crate::journal) and [`take_journal`](Self::take_journal). Feature `journal`.
+    /// included) with its answer, and the time `clock` gives: see [`journal`](crate::journal)
+    /// and [`take_journal`](Self::take_journal). Feature `journal`.
     ///
-    /// Each shard numbers its operations under its own lock and logs them into a buffer
+    /// `clock` is [`Untimed`](crate::journal::Untimed) (no times), an `Arc<dyn Clock>`, or an
+    /// `Option<Arc<dyn Clock>>` (`None`: no times), as [`Timekeeping`](crate::journal::Timekeeping)
+    /// says; the choice is in the journal's type, so `Untimed` lanes test for no clock at each
+    /// operation, and an `Arc<dyn Clock>` is called without a test.
+    ///
+    /// Each shard numbers its operations under its own lock and logs them into a chunk
     /// allocated beforehand; the clock is read before the lock. A claim and a release cost more
     /// than without (`cargo bench -p project-lanes` measures it); lanes without a journal, of
     /// another type, cost nothing more than before.
     ///
     /// ```
     /// use project_lanes::{Outcome, ProjectLanes};
-    /// use project_lanes::journal::{Answer, Call};
+    /// use project_lanes::journal::{Answer, Call, Untimed};
     ///
-    /// let lanes = ProjectLanes::new().with_journal(None);
+    /// let lanes = ProjectLanes::new().with_journal(Untimed);
     /// let lease = lanes.claim("docs", "build-1")?;
     /// lanes.release(&lease, Outcome::Succeeded)?;
     /// let entries = lanes.take_journal();
@@ -245,10 +251,10 @@ impl ProjectLanes {
     /// # Ok::<(), project_lanes::LaneError>(())
     /// ```
     #[cfg(feature = "journal")]
-    pub fn with_journal(
+    pub fn with_journal<T: crate::journal::Timekeeping>(
         self,
-        clock: Option<std::sync::Arc<dyn crate::journal::Clock>>,
-    ) -> ProjectLanes<Journaled> {
+        clock: T,
+    ) -> ProjectLanes<Journaled<T>> {
         ProjectLanes {
             id: self.id,
             hasher: self.hasher,
@@ -259,21 +265,21 @@ impl ProjectLanes {
 }
 
 #[cfg(feature = "journal")]
-impl ProjectLanes<Journaled> {
+impl<T: crate::journal::Timekeeping> ProjectLanes<Journaled<T>> {
     /// The journal's entries since the last take, in an order that replays on the core (empty
-    /// for lanes without a journal). Concatenated, takes keep that order: an entry still on its
-    /// way into a fresh buffer (its shard's was full), and the ones after it in its shard, come
-    /// with the next take. Feature `journal`.
+    /// for lanes without a journal). Concatenated, takes keep that order: a full chunk or an
+    /// entry still on its way out of its shard, and the ones after it in its shard, come with
+    /// the next take. Feature `journal`.
     #[cfg(feature = "journal")]
     pub fn take_journal(&self) -> Vec<crate::journal::Entry> {
         let journal = &self.journal;
-        // Each shard's buffer is swapped for an empty one got ready outside its lock, and its
+        // Each shard's chunk is swapped for an empty one got ready outside its lock, and its
         // slots are read at the same moment, into room made outside the lock too.
         let mut taken = Vec::with_capacity(SHARDS);
-        let mut fresh = journal.spare_buffer();
+        let mut fresh = journal.spare_chunk();
         for index in 0..SHARDS {
             let mut room = 0;
-            let (buffer, slots) = loop {
+            let (chunks, slots) = loop {
                 let mut slots = Vec::with_capacity(room);
                 let mut shard = self.lock_shard(index);
                 let count = shard.next_slot as usize;
@@ -289,15 +295,12 @@ impl ProjectLanes<Journaled> {
                         *place = Some((slot.project.clone(), held));
                     }
                 }
-                if shard.log.is_empty() {
-                    break (Vec::new(), slots);
-                }
-                let buffer = shard.log.swap(std::mem::take(&mut fresh));
+                let (chunks, unused) = shard.log.take(fresh);
                 drop(shard);
-                fresh = journal.spare_buffer();
-                break (buffer, slots);
+                fresh = unused.unwrap_or_else(|| journal.spare_chunk());
+                break (chunks.into_iter().flatten().collect(), slots);
             };
-            taken.push((buffer, crate::journal::lanes_log::Slots(slots)));
+            taken.push((chunks, crate::journal::shard_log::Slots(slots)));
         }
         journal.recycle(fresh);
         journal.assemble(taken)
@@ -567,13 +570,13 @@ impl<J: Journaling> ProjectLanes<J> {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// After a shard's lock is released: what the journal left to do (an entry its buffer had
-    /// no room for).
+    /// After a shard's lock is released: what the journal left to do (a full chunk to move
+    /// out, an empty one to get ready, an entry that found no room).
     #[inline(always)]
     fn after_log(&self, hash: u64, pending: <J as Hook>::Pending) {
         self.journal
-            .after(Self::shard_of(hash), pending, |fresh, entry| {
-                self.lock(hash).log.refill(fresh, entry)
+            .after(Self::shard_of(hash), pending, |fresh| {
+                self.lock(hash).log.refill(fresh)
             });
     }
 }

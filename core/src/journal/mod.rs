@@ -21,10 +21,11 @@ mod entry;
 mod export;
 mod history;
 pub(crate) mod lanes_log;
+pub(crate) mod shard_log;
 
 pub use entry::{Actor, Answer, Call, Clock, Entry, LeaseKey};
 #[cfg(feature = "journal")]
-pub use lanes_log::Journaled;
+pub use lanes_log::{Journaled, Untimed};
 pub use lanes_log::Unjournaled;
 
 /// How a `ProjectLanes` keeps its journal: [`Unjournaled`] (the default: no journal, and no cost
@@ -35,6 +36,21 @@ pub trait Journaling: lanes_log::Hook {}
 impl Journaling for Unjournaled {}
 
 #[cfg(feature = "journal")]
-impl Journaling for Journaled {}
+impl<T: Timekeeping> Journaling for Journaled<T> {}
+
+/// Where the times of a `ProjectLanes` journal come from, chosen in its type (feature
+/// `journal`): `Untimed` (no times, and no test for a clock at each operation: the cheapest),
+/// an `Arc<dyn Clock>`, or `Option<Arc<dyn Clock>>` (a clock or none, chosen at run time, tested
+/// at each operation). Sealed: no other kind exists.
+pub trait Timekeeping: lanes_log::Stamp + 'static {}
+
+#[cfg(feature = "journal")]
+impl Timekeeping for Untimed {}
+
+#[cfg(feature = "journal")]
+impl Timekeeping for std::sync::Arc<dyn Clock> {}
+
+#[cfg(feature = "journal")]
+impl Timekeeping for Option<std::sync::Arc<dyn Clock>> {}
 pub use export::{Export, ExportError};
 pub use history::{Journal, State};
