@@ -574,10 +574,9 @@ impl<J: Journaling> ProjectLanes<J> {
     /// out, an empty one to get ready, an entry that found no room).
     #[inline(always)]
     fn after_log(&self, hash: u64, pending: <J as Hook>::Pending) {
-        self.journal
-            .after(Self::shard_of(hash), pending, |fresh| {
-                self.lock(hash).log.refill(fresh)
-            });
+        self.journal.after(Self::shard_of(hash), pending, |fresh| {
+            self.lock(hash).log.refill(fresh)
+        });
     }
 }
 

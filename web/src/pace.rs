@@ -45,4 +45,3 @@ impl Pace {
 pub fn now() -> f64 {
     js_sys::Date::now()
 }
-

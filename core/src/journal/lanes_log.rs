@@ -33,12 +33,12 @@ use crate::Label;
 #[cfg(feature = "journal")]
 use crate::record::Timestamp;
 
-use super::entry::Entry;
 #[cfg(feature = "journal")]
 use super::entry::Clock;
+use super::entry::Entry;
+use super::shard_log::{Chunk, LaneEntry, Refilled, ShardLog};
 #[cfg(feature = "journal")]
 use super::shard_log::{LaneCall, NO_TIME, Numbered, Slots, Spill};
-use super::shard_log::{Chunk, LaneEntry, Refilled, ShardLog};
 
 /// Entries a chunk holds.
 #[cfg(feature = "journal")]
@@ -440,7 +440,9 @@ mod tests {
         // A claim whose release is still on its way waits for it, and what comes after it too.
         let taken = vec![(vec![claim(4, 3)], slots(None))];
         assert!(journal.order(taken).is_empty());
-        lock(&journal.overflow).entries.push((0, release(5, 3, "third")));
+        lock(&journal.overflow)
+            .entries
+            .push((0, release(5, 3, "third")));
         let entries = journal.order(vec![(vec![], slots(None))]);
         assert_eq!(generations(&entries), [3, 3]);
     }

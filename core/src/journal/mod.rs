@@ -24,9 +24,9 @@ pub(crate) mod lanes_log;
 pub(crate) mod shard_log;
 
 pub use entry::{Actor, Answer, Call, Clock, Entry, LeaseKey};
+pub use lanes_log::Unjournaled;
 #[cfg(feature = "journal")]
 pub use lanes_log::{Journaled, Untimed};
-pub use lanes_log::Unjournaled;
 
 /// How a `ProjectLanes` keeps its journal: [`Unjournaled`] (the default: no journal, and no cost
 /// at all, since every journal call compiles away) or `Journaled` (feature `journal`, made by

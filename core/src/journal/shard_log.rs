@@ -210,7 +210,6 @@ impl LaneEntry {
     }
 }
 
-
 /// An entry's time when the journal has no clock (no timestamp reaches it: they end in 9999).
 pub(crate) const NO_TIME: u64 = u64::MAX;
 
@@ -360,7 +359,10 @@ mod tests {
         assert!(full.is_none() && unused.is_none());
         // 3 moves on to the ready chunk; 4 fills it; 5 finds it full and none ready.
         log_claims(&mut log, 3, 3, &mut spills);
-        let handed: Vec<u64> = spills.iter().filter_map(|s| Some(s.0.as_ref()?.seq)).collect();
+        let handed: Vec<u64> = spills
+            .iter()
+            .filter_map(|s| Some(s.0.as_ref()?.seq))
+            .collect();
         assert_eq!(handed, [1, 2, 5]);
         // A take finds 3 and 4 in the shard; numbering goes on after 5 in the fresh chunk.
         let (chunks, unused) = log.take(Chunk::with_capacity(4));
@@ -375,7 +377,10 @@ mod tests {
         }
         numbered.extend(spills.into_iter().filter_map(|s| s.0));
         numbered.sort_unstable_by_key(|n| n.seq);
-        let pairs: Vec<(u64, u64)> = numbered.iter().map(|n| (n.seq, n.entry.generation)).collect();
+        let pairs: Vec<(u64, u64)> = numbered
+            .iter()
+            .map(|n| (n.seq, n.entry.generation))
+            .collect();
         assert_eq!(pairs, [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)]);
     }
 }
