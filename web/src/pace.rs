@@ -27,21 +27,19 @@ impl Pace {
         }
     }
 
-    /// How many units the task that starts now does.
-    pub fn budget(&self) -> usize {
-        let away = (now() - self.ended).min(MOST_MS);
-        (self.rate * away).max(self.least as f64) as usize
-    }
-
-    /// The task that started at `started` did `done` units and ends now.
-    pub fn worked(&mut self, started: f64, done: usize) {
-        let ended = now();
-        self.rate = done as f64 / (ended - started).max(1.0);
-        self.ended = ended;
+    /// Runs the task that starts now: `work` is given how many units to do, and is timed.
+    pub fn task<R>(&mut self, work: impl FnOnce(usize) -> R) -> R {
+        let started = now();
+        let away = (started - self.ended).min(MOST_MS);
+        let budget = (self.rate * away).max(self.least as f64) as usize;
+        let result = work(budget);
+        self.ended = now();
+        self.rate = budget as f64 / (self.ended - started).max(1.0);
+        result
     }
 }
 
 /// Milliseconds on the page's clock.
-pub fn now() -> f64 {
+fn now() -> f64 {
     js_sys::Date::now()
 }

@@ -1,8 +1,8 @@
 //! Building the step cards in the page: the first [`FIRST`] elements at once and the rest in
-//! chunks of at least [`CHUNK`] on later tasks (paced: `pace.rs`), each chunk written as operations only when its turn comes
-//! (`lane_view::steps::cards`) and built in one crossing, so a 100,000-step record is never held
-//! whole. A list taken off the page (another record, another language, a destroyed viewer)
-//! stops being built.
+//! chunks of at least [`CHUNK`] on later tasks (paced: `pace.rs`), each chunk written as
+//! operations only when its turn comes (`lane_view::steps::cards`) and built in one crossing, so
+//! a 100,000-step record is never held whole. A list taken off the page (another record, another
+//! language, a destroyed viewer) stops being built.
 
 use std::rc::Rc;
 
@@ -13,7 +13,7 @@ use web_sys::Element;
 
 use crate::dom::{attr, next_task};
 use crate::entry::Loaded;
-use crate::pace::{Pace, now};
+use crate::pace::Pace;
 use crate::tree::build;
 use crate::zone::Browser;
 
@@ -43,9 +43,7 @@ pub fn build_all(list: &Element, lang: Lang, loaded: &Rc<Loaded>) -> js_sys::Pro
                 if list.parent_node().is_none() {
                     break;
                 }
-                let (started, budget) = (now(), pace.budget());
-                at = append(&list, lang, &loaded, at, budget);
-                pace.worked(started, budget);
+                at = pace.task(|budget| append(&list, lang, &loaded, at, budget));
             }
             list.remove_attribute("aria-busy").ok();
             let _ = resolve.call0(&JsValue::UNDEFINED);

@@ -3,7 +3,8 @@
 //! dispatcher: it executes no work.
 //!
 //! Small records verify at once; larger ones at least [`CHUNK`] steps at a time between the
-//! browser's tasks (paced: `pace.rs`), so a 100,000-step record never blocks the page, with progress shown meanwhile.
+//! browser's tasks (paced: `pace.rs`), so a 100,000-step record never blocks the page, with
+//! progress shown meanwhile.
 
 use std::rc::{Rc, Weak};
 
@@ -12,7 +13,7 @@ use project_lanes::record::Replay;
 use lane_view::entry::Verification;
 
 use crate::entry::Loaded;
-use crate::pace::{Pace, now};
+use crate::pace::Pace;
 
 /// Steps replayed per task, at least (more when the page's updates take longer: [`Pace`]).
 pub const CHUNK: usize = 2_000;
@@ -56,9 +57,7 @@ async fn background(weak: Weak<Loaded>, mut replay: Replay, progress: impl Fn(&R
         crate::dom::next_task().await;
         // A record no viewer holds any more (destroyed) stops replaying.
         let Some(loaded) = weak.upgrade() else { return };
-        let (started, budget) = (now(), pace.budget());
-        let more = advance(&loaded, &mut replay, budget);
-        pace.worked(started, budget);
+        let more = pace.task(|budget| advance(&loaded, &mut replay, budget));
         progress(&loaded);
         if !more {
             return;

@@ -204,7 +204,8 @@ fn lock_site() -> Result<std::fs::File> {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
             println!(
-                "another browser run of this checkout is using target/browser-site; waiting for it to end ({} is locked)",
+                "another browser run of this checkout is using target/browser-site; \
+                 waiting for it to end ({} is locked)",
                 path.display()
             );
             file.lock()?;
