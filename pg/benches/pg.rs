@@ -4,8 +4,12 @@
 //!
 //! 1. A claim+release pair against the floor: an `INSERT` and a `DELETE` on a one-column table,
 //!    prepared, on the same kind of connection (two round trips, two commits, like the pair).
-//! 2. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
-//! 3. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
+//! 2. The journal's cost: pairs per second of the handle, which writes a journal row with every
+//!    transition, against the same pair without its journal rows (the two statements as version 4
+//!    of the schema wrote them, on the same table), at 1 and 8 connections on distinct projects;
+//!    windows alternate, medians of [`ROUNDS`] (target: journaled ≥ 0.8× without).
+//! 3. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
+//! 4. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
 //!    workers, each on its own connection.
 
 use std::sync::Barrier;
@@ -40,6 +44,7 @@ const ROUNDS: usize = 5;
 fn main() {
     let url = url();
     pair_against_floor(&url);
+    journal_cost(&url);
     scaling(&url);
     dispatcher(&url);
 }
@@ -79,6 +84,108 @@ fn pair_against_floor(url: &str) {
         bare * 1e6,
         pair / bare
     );
+}
+
+/// A claim as version 4 of the schema wrote it, before the journal: `$1` project, `$2` run, `$3`
+/// pid, `$4` session start, `$5` session key.
+const CLAIM_WITHOUT_JOURNAL: &str = "
+    INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
+    VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
+    ON CONFLICT (project) DO UPDATE
+        SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
+            stop_requested = false, owner_pid = excluded.owner_pid,
+            owner_started = excluded.owner_started, owner_key = excluded.owner_key,
+            orphaned_generation = NULL
+        WHERE l.run IS NULL AND l.blocked_by IS NULL
+    RETURNING l.generation, l.token";
+
+/// A release as version 4 wrote it: `$1` project, `$2` token.
+const RELEASE_WITHOUT_JOURNAL: &str = "
+    UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
+        owner_key = NULL, orphaned_generation = NULL
+    WHERE project = $1 AND token = $2
+    RETURNING stop_requested";
+
+/// Pairs per second over `window`, one thread per element of `workers`, each running `pair`
+/// on its own project until the window closes.
+fn rate<W: Send>(workers: &mut [W], window: Duration, pair: impl Fn(&mut W, &str) + Sync) -> f64 {
+    let barrier = Barrier::new(workers.len());
+    let total: usize = thread::scope(|s| {
+        let threads: Vec<_> = workers
+            .iter_mut()
+            .enumerate()
+            .map(|(i, worker)| {
+                let (barrier, pair) = (&barrier, &pair);
+                s.spawn(move || {
+                    let project = format!("p{i}");
+                    barrier.wait();
+                    let end = Instant::now() + window;
+                    let mut n = 0;
+                    while Instant::now() < end {
+                        pair(worker, &project);
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).sum()
+    });
+    total as f64 / window.as_secs_f64()
+}
+
+fn journal_cost(url: &str) {
+    let window = Duration::from_secs(2);
+    for connections in [1, 8] {
+        // Two schemas migrated alike; the pair without its journal rows runs in the second.
+        let journaled_schema = schema("journaled");
+        let bare_schema = schema("unjournaled");
+        let mut handles: Vec<PgLanes> = (0..connections)
+            .map(|_| PgLanes::connect(url, &journaled_schema).unwrap())
+            .collect();
+        drop(PgLanes::connect(url, &bare_schema).unwrap());
+        let mut bare: Vec<(Client, postgres::Statement, postgres::Statement, i32)> = (0
+            ..connections)
+            .map(|_| {
+                let mut client = Client::connect(url, NoTls).unwrap();
+                client
+                    .batch_execute(&format!("SET search_path TO {bare_schema}"))
+                    .unwrap();
+                let claim = client.prepare(CLAIM_WITHOUT_JOURNAL).unwrap();
+                let release = client.prepare(RELEASE_WITHOUT_JOURNAL).unwrap();
+                let pid: i32 = client
+                    .query_one("SELECT pg_backend_pid()", &[])
+                    .unwrap()
+                    .get(0);
+                (client, claim, release, pid)
+            })
+            .collect();
+        let started = SystemTime::now();
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            with.push(rate(&mut handles, window, |lanes, project| {
+                let lease = lanes.claim(project, "bench").unwrap();
+                lanes.release(&lease, Outcome::Succeeded).unwrap();
+            }));
+            without.push(rate(
+                &mut bare,
+                window,
+                |(client, claim, release, pid), project| {
+                    let row = client
+                        .query_one(&*claim, &[&project, &"bench", &*pid, &started, &0i64])
+                        .unwrap();
+                    let token: String = row.get(1);
+                    client.query_one(&*release, &[&project, &token]).unwrap();
+                },
+            ));
+        }
+        let (with, without) = (median(with), median(without));
+        println!(
+            "journal's cost, {connections} connection(s): {with:.0} pairs/s journaled, \
+             {without:.0} without the journal rows; ratio {:.2}× (target ≥ 0.8×)",
+            with / without
+        );
+    }
 }
 
 fn scaling(url: &str) {

@@ -54,6 +54,11 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "a journal of every transition",
         sql: include_str!("../migrations/0005_a_journal_of_every_transition.sql"),
     },
+    Migration {
+        version: 6,
+        description: "the journal without an index on time",
+        sql: include_str!("../migrations/0006_journal_without_an_index_on_time.sql"),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.
