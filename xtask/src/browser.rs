@@ -41,7 +41,7 @@ pub const WEBKIT_TEST_OPTIONS: &[(&str, &str, &str)] = &[(
     "WebKitGTK 2.50's JavaScriptCore now and then corrupts the wasm memory of a debug build when \
      a long loop moves into optimized code while it runs (on-stack replacement): a test then \
      fails with an out-of-bounds access or a broken value in safe Rust, a different place each \
-     time, in about one page load of 50; never with this option, nor in Chromium or Firefox",
+     time, in about one page load of 45; never with this option, nor in Chromium or Firefox",
 )];
 
 /// Tests that cannot run in one engine, with the reason: the runner is told to skip them there
