@@ -32,18 +32,6 @@ use crate::tools::{WASM_TARGET, wasm_bindgen_bin};
 use crate::util::{Result, project_root, step, stop_group};
 use crate::webdriver::{Look, capabilities, driver_env};
 
-/// JavaScriptCore options the runner's WebKit runs with (the browser suite, whose binaries are
-/// debug builds, and the bench): environment variables, which reach the web process; each with
-/// why. The smoke test and the screenshots run the built site in WebKit as it comes.
-pub const WEBKIT_TEST_OPTIONS: &[(&str, &str, &str)] = &[(
-    "JSC_useWasmOSR",
-    "false",
-    "WebKitGTK 2.50's JavaScriptCore now and then corrupts the wasm memory of a debug build when \
-     a long loop moves into optimized code while it runs (on-stack replacement): a test then \
-     fails with an out-of-bounds access or a broken value in safe Rust, a different place each \
-     time, in about one page load of 45; never with this option, nor in Chromium or Firefox",
-)];
-
 /// Tests that cannot run in one engine, with the reason: the runner is told to skip them there
 /// (`--skip`), and every run in that engine prints them. An entry is the engine, a part of the
 /// test's name that matches it alone, and why.
@@ -155,8 +143,7 @@ impl Target {
         self.installed.engine
     }
 
-    /// The runner's environment: this engine's driver variable, and none of the others; for
-    /// WebKit, [`WEBKIT_TEST_OPTIONS`].
+    /// The runner's environment: this engine's driver variable, and none of the others.
     fn configure(&self, command: &mut Command) {
         for variable in DRIVER_VARIABLES {
             command.env_remove(variable);
@@ -174,13 +161,6 @@ impl Target {
                 Look::default(),
                 self.display.as_ref(),
             ));
-        if self.engine() == Engine::WebKit {
-            command.envs(
-                WEBKIT_TEST_OPTIONS
-                    .iter()
-                    .map(|(name, value, _)| (name, value)),
-            );
-        }
     }
 }
 
@@ -380,13 +360,6 @@ pub fn run_once(
         );
         println!("{line}");
         lines.push(line);
-    }
-    if engine == Engine::WebKit {
-        for (name, value, why) in WEBKIT_TEST_OPTIONS {
-            let line = format!("WebKit runs with {name}={value}: {why}");
-            println!("{line}");
-            lines.push(line);
-        }
     }
     for wasm in &prepared.wasm_files {
         let name = wasm.file_name().unwrap_or_default().to_string_lossy();
