@@ -163,10 +163,7 @@ fn journal_cost(url: &str) {
         let started = SystemTime::now();
         let (mut with, mut without) = (Vec::new(), Vec::new());
         for _ in 0..ROUNDS {
-            with.push(rate(&mut handles, window, |lanes, project| {
-                let lease = lanes.claim(project, "bench").unwrap();
-                lanes.release(&lease, Outcome::Succeeded).unwrap();
-            }));
+            with.push(rate(&mut handles, window, claim_release));
             without.push(rate(
                 &mut bare,
                 window,
@@ -192,34 +189,10 @@ fn scaling(url: &str) {
     let schema = schema("scale");
     let mut base = 0.0;
     for connections in [1, 2, 4, 8] {
-        let handles: Vec<PgLanes> = (0..connections)
+        let mut handles: Vec<PgLanes> = (0..connections)
             .map(|_| PgLanes::connect(url, &schema).unwrap())
             .collect();
-        let barrier = Barrier::new(connections);
-        let window = Duration::from_secs(2);
-        let total: usize = thread::scope(|s| {
-            let workers: Vec<_> = handles
-                .iter()
-                .enumerate()
-                .map(|(i, lanes)| {
-                    let barrier = &barrier;
-                    s.spawn(move || {
-                        let project = format!("p{i}");
-                        barrier.wait();
-                        let end = Instant::now() + window;
-                        let mut n = 0;
-                        while Instant::now() < end {
-                            let lease = lanes.claim(&project, "bench").unwrap();
-                            lanes.release(&lease, Outcome::Succeeded).unwrap();
-                            n += 1;
-                        }
-                        n
-                    })
-                })
-                .collect();
-            workers.into_iter().map(|w| w.join().unwrap()).sum()
-        });
-        let rate = total as f64 / window.as_secs_f64();
+        let rate = rate(&mut handles, Duration::from_secs(2), claim_release);
         if connections == 1 {
             base = rate;
         }
@@ -228,6 +201,12 @@ fn scaling(url: &str) {
             rate / base
         );
     }
+}
+
+/// One claim+release pair of `project` through the handle.
+fn claim_release(lanes: &mut PgLanes, project: &str) {
+    let lease = lanes.claim(project, "bench").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
 }
 
 fn dispatcher(url: &str) {
