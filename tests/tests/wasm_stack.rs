@@ -62,6 +62,9 @@ async fn an_exception_thrown_through_wasm_from_a_task_is_seen_as_a_lower_stack_p
     // The measurement itself: a timer whose Rust callback throws loses the callback's frames.
     let before = entry_stack_pointer().await;
     fn throw() {
+        // A local whose address escapes lives on the shadow stack, in an optimised build too.
+        let frame = [0u8; 64];
+        std::hint::black_box(&frame);
         wasm_bindgen::throw_str("thrown on purpose")
     }
     let throws = Closure::once_into_js(throw);

@@ -583,7 +583,7 @@ fn build(suite: Suite, site: SocketAddr) -> Result<Vec<PathBuf>> {
         .args(["--no-run", "--message-format=json-render-diagnostics"]);
     match suite {
         // Every test file but the benchmarks.
-        Suite::Tests => command.args(["--tests"]),
+        Suite::Tests => command.args(["--tests", "--profile", "browser-test"]),
         Suite::Bench => command.args(["--release", "--features", "bench", "--test", "bench"]),
     };
     let output = command.stderr(Stdio::inherit()).output()?;
