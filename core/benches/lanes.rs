@@ -23,11 +23,13 @@
 //! to 81, median 76; with a coarse clock 75 to 124, median 78 (73 to 79, 76); reading the
 //! system clock twice 155 to 166 (162 to 168). Four runs before them, at load average 6 to
 //! 10, spread too widely to say anything (without a journal 61 to 99, with one 81 to 118).
-//! So in time a journal still costs about a third more, not the 15% its instructions cost:
-//! what it adds is most likely memory traffic (112 bytes of entries per pair into chunks that a
-//! take every 16,384 pairs has cycled out of the nearer caches), which fewer instructions do
-//! not remove. A take costs about 280 ns per entry (`journal/take_2048_entries`, measured
-//! before the chunks).
+//! So in time a journal still costs about a third more, not the 15% its instructions cost.
+//! Not because a take every 16,384 pairs leaves 1.8 MB of entries to cycle through the caches:
+//! with a take every 1,024 pairs (115 KB, within the second-level cache) it cost the same, in
+//! one session on a quiet machine 52.5 against 73.1 ns (+39%), and 53.0 against 74.5 ns (+41%)
+//! at 16,384. What remains: the entry's first-level write misses and the work per operation;
+//! this virtual machine exposes no hardware counters to tell them apart. A take costs about
+//! 280 ns per entry (`journal/take_2048_entries`, measured before the chunks).
 
 use std::collections::HashMap;
 use std::hint::black_box;
