@@ -27,9 +27,15 @@
 //! Not because a take every 16,384 pairs leaves 1.8 MB of entries to cycle through the caches:
 //! with a take every 1,024 pairs (115 KB, within the second-level cache) it cost the same, in
 //! one session on a quiet machine 52.5 against 73.1 ns (+39%), and 53.0 against 74.5 ns (+41%)
-//! at 16,384. What remains: the entry's first-level write misses and the work per operation;
-//! this virtual machine exposes no hardware counters to tell them apart. A take costs about
-//! 280 ns per entry (`journal/take_2048_entries`, measured before the chunks).
+//! at 16,384. A cpu-clock profile (this virtual machine exposes no hardware counters) put the
+//! time on the releases of the shard locks, which wait for the entry's store, and on that
+//! store: so each chunk now prefetches the memory of its next entry. Three sessions later in
+//! the day, on a noisier machine (without a journal 64 to 71 ns), the two builds alternating,
+//! medians of 6, 5 and 5 runs with an `Untimed` journal, without the prefetch against with it:
+//! 134 against 109 ns, 103 against 82 and 116 against 103 (the last two pinned to one core);
+//! against the same build without a journal, +99% against +57%, +59% against +27%, +65%
+//! against +45%. A take costs about 280 ns per entry (`journal/take_2048_entries`, measured
+//! before the chunks).
 
 use std::collections::HashMap;
 use std::hint::black_box;
