@@ -14,10 +14,11 @@
 //!
 //! Nothing under a shard's lock allocates or calls out: the entry is written into spare
 //! capacity, and the memory of the next one is prefetched (the only `unsafe` of the crate, a
-//! hint that cannot fault), since the lock's release waits until every store is done. When a chunk is full the shard moves on to the empty one it keeps ready; after the
-//! lock is released the operation that filled it moves it out and gets a new empty one ready
-//! (recycled from earlier takes, or allocated outside the lock). Without an empty one ready,
-//! the entry is handed back with its number and stored once the lock is released.
+//! hint that cannot fault), since the lock's release waits until every store is done. When a
+//! chunk is full the shard moves on to the empty one it keeps ready; after the lock is released
+//! the operation that filled it moves it out and gets a new empty one ready (recycled from
+//! earlier takes, or allocated outside the lock). Without an empty one ready, the entry is
+//! handed back with its number and stored once the lock is released.
 
 // Without the feature `journal`, lanes log nothing: these types are there for the hook's
 // signatures only.
