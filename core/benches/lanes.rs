@@ -34,8 +34,17 @@
 //! medians of 6, 5 and 5 runs with an `Untimed` journal, without the prefetch against with it:
 //! 134 against 109 ns, 103 against 82 and 116 against 103 (the last two pinned to one core);
 //! against the same build without a journal, +99% against +57%, +59% against +27%, +65%
-//! against +45%. A take costs about 280 ns per entry (`journal/take_2048_entries`, measured
-//! before the chunks).
+//! against +45%. The next profile showed a release moving the run's label out of the lane
+//! through the stack in two overlapping 16-byte halves, and the load of the second waiting for
+//! the store buffer under the lock: a release's entry now copies an inline label from the lease
+//! (a shared one is still moved). With `benches/journal_overhead.rs`, which alternates the two
+//! lanes in rounds and so cancels the machine's load, pinned to one core, two passes each of the
+//! builds before and after: median ratio 1.246 and 1.260 against 1.210 and 1.204; criterion,
+//! seven runs of each build alternating: +32% against +22% (medians of the runs). Writing every
+//! entry into the same (always cached) place instead of the chunk's next one, as an experiment,
+//! gives 1.11 against 1.17 in the same session: of what is left, about a third is memory and the
+//! rest the instructions and the stores the locks' releases wait for. A take costs about 280 ns
+//! per entry (`journal/take_2048_entries`, measured before the chunks).
 
 use std::collections::HashMap;
 use std::hint::black_box;

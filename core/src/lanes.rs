@@ -490,13 +490,21 @@ impl<J: Journaling> ProjectLanes<J> {
                 self.after_log(lease.hash, pending);
                 return Err(LaneError::LeaseNotCurrent);
             };
-            // The journal takes the lane's run label. Without one it is dropped here, still
-            // under the lock, which frees nothing: the lease holds the same label.
+            // The journal keeps the run's label. Without one it is dropped here, still under
+            // the lock, which frees nothing: the lease holds the same label.
             let Held {
                 run,
                 stop_requested,
                 ..
             } = held;
+            // An inline label is copied from the lease: moved out of the lane, it went
+            // through the stack in pieces that the next load could not take from the store
+            // buffer, a stall under the lock. A shared one is moved, touching no count.
+            let run = if run.is_inline() {
+                lease.run.clone()
+            } else {
+                run
+            };
             let pending = self.journal.log(&mut shard.log, at, |at| {
                 lease.entry(at, call, id, Ok(stop_requested), Some(run))
             });

@@ -107,6 +107,41 @@ fn every_claim_stop_and_release_is_journaled_with_its_answer_and_replays() {
     );
 }
 
+/// A release's entry gets its run label from the lease when the label is stored inline (up to
+/// 30 bytes) and moves the lane's when it is shared: either way each release names its own run.
+#[test]
+fn releases_name_their_runs_whether_their_labels_are_inline_or_shared() {
+    let lanes = ProjectLanes::new().with_journal(Some(ticking()));
+    let runs = [
+        "r".repeat(30),
+        "s".repeat(31),
+        "t".repeat(80),
+        "u".to_owned(),
+    ];
+    let project = "p".repeat(64);
+    for run in &runs {
+        let lease = lanes.claim(&project, run).unwrap();
+        lanes.request_stop(&lease).unwrap();
+        let receipt = lanes.release(&lease, Outcome::Succeeded).unwrap();
+        assert_eq!(receipt.run.as_str(), run);
+        assert_eq!(
+            lanes.release(&lease, Outcome::Failed).unwrap_err(),
+            LaneError::LeaseNotCurrent
+        );
+    }
+    let record = export(&lanes_journal(&lanes));
+    replay(&record).unwrap();
+    let released: Vec<String> = record
+        .steps
+        .iter()
+        .filter_map(|s| match &s.result {
+            StepResult::Receipt(receipt) => Some(receipt.run.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(released, runs);
+}
+
 /// One thread's operations: claims and releases on a few projects, with stops and stale
 /// releases, so that threads meet on every project.
 #[derive(Debug, Clone)]

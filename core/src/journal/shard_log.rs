@@ -13,8 +13,8 @@
 //! lane the lease still holds, read with the chunk under the same lock.
 //!
 //! Nothing under a shard's lock allocates or calls out: the entry is written into spare
-//! capacity, and the memory of the next one is prefetched (the only `unsafe` of the crate, a
-//! hint that cannot fault), since the lock's release waits until every store is done. When a
+//! capacity, and the memory of the next one is prefetched (an `unsafe` intrinsic, but a hint
+//! that cannot fault), since the lock's release waits until every store is done. When a
 //! chunk is full the shard moves on to the empty one it keeps ready; after the lock is released
 //! the operation that filled it moves it out and gets a new empty one ready (recycled from
 //! earlier takes, or allocated outside the lock). Without an empty one ready, the entry is
