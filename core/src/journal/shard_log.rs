@@ -8,8 +8,8 @@
 //! apart.
 //!
 //! An entry is small (56 bytes): the project is its slot number in the shard, and a run label
-//! is kept only for an entry that carries one (a refusal's, and a release's, moved out of the
-//! lane it held); a take finds the run of a claim or a stop request in that release, or in the
+//! is kept only for an entry that carries one (a refusal's, and a release's, whose lane no
+//! longer holds it); a take finds the run of a claim or a stop request in that release, or in the
 //! lane the lease still holds, read with the chunk under the same lock.
 //!
 //! Nothing under a shard's lock allocates or calls out: the entry is written into spare
@@ -42,8 +42,12 @@ pub enum LaneCall {
 
 /// One lane operation as its shard performed it: the project is its slot number in the shard,
 /// and the run label is there only when nothing else tells it (a refusal's, and a release's,
-/// moved out of the lane it held). A take finds the others' run in the release that carries
+/// whose lane no longer holds it). A take finds the others' run in the release that carries
 /// it, or in the lane the lease still holds ([`Slots`]).
+///
+/// In declaration order (`repr(C)`), the run label last: an entry without one (a claim's, a
+/// stop request's) is then written as its first 25 bytes, in one piece.
+#[repr(C)]
 pub struct LaneEntry {
     /// Milliseconds since 1970, or [`NO_TIME`].
     pub(super) at: u64,
