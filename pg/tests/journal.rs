@@ -190,6 +190,97 @@ fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay()
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
+fn an_audit_covers_more_projects_than_a_record_shows() {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    // 100 projects, the first one held over the rest, then released with a changed row.
+    let first = lanes.claim("p0", "run-0").unwrap();
+    for i in 1..100 {
+        let lease = lanes.claim(&format!("p{i}"), &format!("run-{i}")).unwrap();
+        lanes.release(&lease, Outcome::Succeeded).unwrap();
+    }
+    lanes.release(&first, Outcome::Succeeded).unwrap();
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.trim(), "all 200 transitions match");
+
+    let seq = seq_of(&schema, "claim", "OK", "p70");
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET code = 'PROJECT_BUSY' WHERE seq = {seq}"
+    ));
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.starts_with(&format!("transition {seq} (claim by ")),
+        "{out}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_row_naming_a_reservation_never_enqueued_is_named_not_left_out() {
+    let schema = fresh_schema();
+    let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
+    let id = d.enqueue("general", "docs", "nightly-1").unwrap();
+    let job = d.dispatch("general").unwrap().unwrap();
+    d.finish(job.reservation, Outcome::Succeeded).unwrap();
+    d.persisted(id, true).unwrap();
+    d.cancel(id).unwrap_err();
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 5 transitions match"),
+        "{err}"
+    );
+
+    // The refused cancel now names a reservation that does not exist: the library never
+    // journals a call on one, so the row was not written by it.
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    let seq: i64 = client
+        .query_one(
+            &format!("SELECT seq FROM {schema}.lanes_journal WHERE op = 'cancel'"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET reservation = 99999 WHERE seq = {seq}"
+    ));
+    let says = format!("journal row {seq}: names reservation R99999, which no earlier row");
+    let (code, _, err) = audit(&schema);
+    assert_eq!(code, Some(1));
+    assert!(err.contains(&says), "{err}");
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--json"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains(&says), "{err}");
+    let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(verdict["match"], false);
+    assert_eq!(verdict["first_mismatch"]["seq"], seq);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.json");
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains(&says), "{err}");
+    assert!(!file.exists());
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_audit_that_checks_nothing_says_so() {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(err.contains("the journal holds no transition"), "{err}");
+    let lease = lanes.claim("docs", "nightly-1").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--since", "2999-01-01T00:00:00Z"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(err.contains("there is nothing to audit"), "{err}");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
 fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
     let schema = fresh_schema();
     let lanes = PgLanes::connect(&url(), &schema).unwrap();

@@ -43,9 +43,10 @@ mod start;
 use std::collections::HashSet;
 use std::fmt;
 
+use project_lanes::Label;
 use project_lanes::dispatch::ReservationId;
 use project_lanes::journal::{Answer, Call, Entry, Export, ExportError, Journal, State};
-use project_lanes::record::{Record, ReplayMismatch, Timestamp, replay};
+use project_lanes::record::{MAX_PROJECTS, Record, ReplayMismatch, Timestamp, replay};
 
 use crate::{PgConfig, PgError};
 
@@ -337,52 +338,13 @@ impl Stored {
         let mut transitions = 0;
         let mut first: Option<Mismatch> = None;
         for kind in [Kind::Lanes, Kind::Dispatcher] {
-            let of = self.of(kind);
-            let mut rest = self.journal(kind);
-            // From `since` on, as an export cuts it: in journal order.
-            let lo = since.map_or(0, |since| {
-                of.iter()
-                    .position(|e| e.entry.at.is_some_and(|t| t >= since))
-                    .unwrap_or(of.len())
-            });
-            rest.forget_first(lo);
-            let mut done = lo;
-            // In pieces, each starting from the state after the last, so that a long journal
-            // replays in bounded memory and past a record's step limit.
-            while done < of.len() {
-                let n = AUDIT_PIECE.min(of.len() - done);
-                let rows = &of[done..done + n];
-                let mut piece = if kind == Kind::Lanes {
-                    Journal::lanes()
-                } else {
-                    Journal::dispatcher(&self.queues)
+            for (of, rest) in self.audited(kind) {
+                if let Some(found) =
+                    audit_rows(kind, &self.queues, &of, rest, since, &mut transitions)?
+                    && first.as_ref().is_none_or(|f| found.seq < f.seq)
+                {
+                    first = Some(found);
                 }
-                .starting_from(rest.start().clone());
-                piece.extend(rest.entries()[..n].iter().cloned());
-                let export = Export::new("audit", "audit").map_err(JournalError::Export)?;
-                let found = match piece.record(&export) {
-                    Ok(record) => {
-                        transitions += record.steps.len();
-                        replay(&record).err().map(|m| {
-                            let kept = kept(rest.start(), rows);
-                            let row = step_of(&m).and_then(|s| kept.get(s)).copied();
-                            mismatch(row, &m)
-                        })
-                    }
-                    Err(ExportError::Nothing) => None,
-                    Err(ExportError::Inconsistent { entry, message }) => {
-                        Some(mismatch_at(rows.get(entry).copied(), message))
-                    }
-                    Err(e) => return Err(JournalError::Export(e)),
-                };
-                if let Some(found) = found {
-                    if first.as_ref().is_none_or(|f| found.seq < f.seq) {
-                        first = Some(found);
-                    }
-                    break;
-                }
-                rest.forget_first(n);
-                done += n;
             }
         }
         Ok(Audit {
@@ -390,6 +352,101 @@ impl Stored {
             mismatch: first,
         })
     }
+
+    /// The journals an audit of `kind` replays, each with its rows. Lane operations on
+    /// different projects commute, so the lanes replay in groups of at most 64 projects (a
+    /// record's limit), each from its part of the start; the dispatcher's replay whole, since a
+    /// dispatch looks at every project of its queue.
+    fn audited(&self, kind: Kind) -> Vec<(Vec<&StoredEntry>, Journal)> {
+        let of = self.of(kind);
+        if kind == Kind::Dispatcher {
+            return vec![(of, self.journal(kind))];
+        }
+        let mut projects: Vec<&str> = Vec::new();
+        let named = self.start.leases().map(|(key, _)| key.project.as_str());
+        for project in named.chain(of.iter().filter_map(|e| e.project())) {
+            if !projects.contains(&project) {
+                projects.push(project);
+            }
+        }
+        if projects.len() <= MAX_PROJECTS {
+            return vec![(of, self.journal(kind))];
+        }
+        projects
+            .chunks(MAX_PROJECTS)
+            .map(|group| {
+                let mut start = State::new();
+                for (key, stop) in self.start.leases() {
+                    if group.contains(&key.project.as_str()) {
+                        start.hold(key.clone(), stop);
+                    }
+                }
+                let rows: Vec<&StoredEntry> = of
+                    .iter()
+                    .filter(|e| e.project().is_some_and(|p| group.contains(&p)))
+                    .copied()
+                    .collect();
+                let mut journal = Journal::lanes().starting_from(start);
+                journal.extend(rows.iter().map(|e| e.entry.clone()));
+                (rows, journal)
+            })
+            .collect()
+    }
+}
+
+/// Replays `of` (the entries of `rest`) from `since` on, in pieces; counts the transitions
+/// replayed and returns the first mismatch.
+fn audit_rows(
+    kind: Kind,
+    queues: &[Label],
+    of: &[&StoredEntry],
+    mut rest: Journal,
+    since: Option<Timestamp>,
+    transitions: &mut usize,
+) -> Result<Option<Mismatch>, JournalError> {
+    // From `since` on, as an export cuts it: in journal order.
+    let lo = since.map_or(0, |since| {
+        of.iter()
+            .position(|e| e.entry.at.is_some_and(|t| t >= since))
+            .unwrap_or(of.len())
+    });
+    rest.forget_first(lo);
+    let mut done = lo;
+    // In pieces, each starting from the state after the last, so that a long journal replays
+    // in bounded memory and past a record's step limit.
+    while done < of.len() {
+        let n = AUDIT_PIECE.min(of.len() - done);
+        let rows = &of[done..done + n];
+        let mut piece = if kind == Kind::Lanes {
+            Journal::lanes()
+        } else {
+            Journal::dispatcher(queues)
+        }
+        .starting_from(rest.start().clone());
+        piece.extend(rest.entries()[..n].iter().cloned());
+        let export = Export::new("audit", "audit").map_err(JournalError::Export)?;
+        let found = match piece.record(&export) {
+            Ok(record) => {
+                *transitions += record.steps.len();
+                replay(&record).err().map(|m| {
+                    let kept = kept(rest.start(), rows);
+                    let row = step_of(&m).and_then(|s| kept.get(s)).copied();
+                    mismatch(row, &m)
+                })
+            }
+            Err(ExportError::Nothing) => None,
+            Err(ExportError::Inconsistent { entry, message }) => {
+                Some(mismatch_at(rows.get(entry).copied(), message))
+            }
+            Err(e) => return Err(JournalError::Export(e)),
+        };
+        if found.is_some() {
+            return Ok(found);
+        }
+        rest.forget_first(n);
+        done += n;
+    }
+    Ok(None)
 }
 
 /// How many transitions an audit replays at a time.

@@ -135,12 +135,48 @@ pub(crate) fn read_in(
         )
         .map_err(PgError::from)?;
     let entries = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+    check_reservations(&start, &entries)?;
     Ok(Stored {
         start,
         start_seq,
         queues,
         entries,
     })
+}
+
+/// Every row naming a reservation names one enqueued before it (or held by the saved start):
+/// the library journals no call on a reservation that does not exist, so such a row was not
+/// written by it (a record would leave the row out, and a replay would miss it).
+fn check_reservations(start: &State, entries: &[StoredEntry]) -> Result<(), JournalError> {
+    let mut known: std::collections::HashSet<ReservationId> =
+        start.reservations().map(|v| v.id).collect();
+    for e in entries {
+        let named = match (&e.entry.call, &e.entry.answer) {
+            (Call::Enqueue { .. }, Answer::Reservation(view)) => {
+                known.insert(view.id);
+                None
+            }
+            (
+                Call::Finish { reservation, .. }
+                | Call::Persist { reservation, .. }
+                | Call::Cancel { reservation }
+                | Call::Resolve { reservation },
+                _,
+            ) => Some(*reservation),
+            (_, Answer::Dispatched(view)) => Some(view.id),
+            _ => None,
+        };
+        if let Some(id) = named.filter(|id| !known.contains(id)) {
+            return Err(JournalError::Corrupt {
+                seq: e.seq,
+                message: format!(
+                    "names reservation {id}, which no earlier row enqueued (the library journals \
+                     no call on a reservation that does not exist)"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// One row as an entry, or why it cannot be one.

@@ -28,7 +28,8 @@ examples:
 pub const AUDIT_HELP: &str =
     "Replays every transition of the journal (from --since on, starting from the state then) on \
 the in-memory core and compares each answer and the state after it. Prints \"all N transitions \
-match\" (exit 0), or the first transition that does not (exit 1), by its journal number.
+match\" (exit 0), or the first transition that does not (exit 1), by its journal number. A \
+journal with nothing to check (empty, or nothing from --since on) is an error (exit 1).
 
 examples:
   lanes-pg audit lanes
@@ -219,9 +220,41 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Done {
 }
 
 pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done {
-    let stored = pg_journal::read(config).map_err(failed)?;
-    let audit = stored.audit(args.since).map_err(failed)?;
+    let audited = pg_journal::read(config).and_then(|stored| stored.audit(args.since));
+    let audit = match audited {
+        Ok(audit) => audit,
+        // A row this crate could not have written is the audit's verdict too: with `--json`,
+        // said as a mismatch at that row (the reason on standard error as well).
+        Err(e @ JournalError::Corrupt { seq, .. }) if args.json => {
+            let message = e.to_string();
+            say_json(
+                out,
+                &json!({
+                    "transitions": 0,
+                    "match": false,
+                    "first_mismatch": {
+                        "seq": seq,
+                        "op": null,
+                        "actor": null,
+                        "at": null,
+                        "message": message,
+                    },
+                }),
+            )?;
+            return Err(Failure::Error(message));
+        }
+        Err(e) => return Err(failed(e)),
+    };
     let n = audit.transitions;
+    if n == 0 && audit.mismatch.is_none() {
+        // As an export of an empty window: nothing was checked, so nothing is said to match.
+        return Err(Failure::Error(match args.since {
+            Some(since) => format!(
+                "no transition of the journal is at or after {since}: there is nothing to audit"
+            ),
+            None => "the journal holds no transition: there is nothing to audit".into(),
+        }));
+    }
     match (&audit.mismatch, args.json) {
         (None, true) => say_json(out, &json!({"transitions": n, "match": true})),
         (None, false) => say!(out, "all {n} transitions match"),
