@@ -1,6 +1,7 @@
 //! `lane-records`: scenario files to records, an index for a folder of records, the bundled
 //! records' generation and check, and replay. Run `lane-records --help`.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -140,6 +141,16 @@ enum LangArg {
     Ja,
 }
 
+/// A line on standard output. Output that cannot be written (a closed pipe, a full disk) is a
+/// failure, exit status 1 with its reason, never a panic as `println!` would make it.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            return fail(&format!("cannot write the output: {e}"));
+        }
+    };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -190,7 +201,7 @@ fn render(files: &[PathBuf], html: Option<&Path>, svg: Option<&Path>, lang: Lang
         return fail(&format!("{e}; nothing was written"));
     }
     for (dir, file) in &targets {
-        println!(
+        say!(
             "wrote {} ({} bytes)",
             dir.join(&file.name).display(),
             file.bytes.len()
@@ -243,7 +254,7 @@ fn run(files: &[PathBuf], out: Option<PathBuf>) -> ExitCode {
         return fail(&format!("{e}; nothing was written"));
     }
     for ((dir, file), m) in targets.iter().zip(&made) {
-        println!(
+        say!(
             "wrote {} ({} steps, {} bytes) from {}",
             dir.join(&file.name).display(),
             m.record.steps.len(),
@@ -279,10 +290,10 @@ fn index(dir: &Path, order: Option<&str>) -> ExitCode {
         .and_then(|v| v["records"].as_array().map(Vec::len))
         .unwrap_or_default();
     for path in skipped {
-        println!("skipped {} (a JSON Schema, not a record)", path.display());
+        say!("skipped {} (a JSON Schema, not a record)", path.display());
     }
     let noun = if count == 1 { "record" } else { "records" };
-    println!("wrote {} ({count} {noun})", dir.join(INDEX_FILE).display());
+    say!("wrote {} ({count} {noun})", dir.join(INDEX_FILE).display());
     ExitCode::SUCCESS
 }
 
@@ -297,7 +308,7 @@ fn write_bundled(dir: &Path) -> ExitCode {
         return fail(&format!("{e}; nothing was written"));
     }
     for file in &files {
-        println!(
+        say!(
             "wrote {} ({} bytes)",
             dir.join(&file.name).display(),
             file.bytes.len()
@@ -313,7 +324,7 @@ fn check(dir: &Path) -> ExitCode {
     };
     let differences = compare(dir, &files);
     if differences.is_empty() {
-        println!(
+        say!(
             "records are up to date: {} files in {} match a fresh generation",
             files.len(),
             dir.display()
@@ -339,15 +350,15 @@ fn replay(files: &[PathBuf]) -> ExitCode {
         let file = path.display();
         match replay_file(path) {
             ReplayReport::Matched(steps) => {
-                println!("{file}: ok, all {steps} steps matched the core");
+                say!("{file}: ok, all {steps} steps matched the core");
             }
             ReplayReport::Unreadable(e) => {
                 failed += 1;
-                println!("{file}: unreadable: {e}");
+                say!("{file}: unreadable: {e}");
             }
             ReplayReport::Mismatch(m) => {
                 failed += 1;
-                println!("{file}: MISMATCH at {}", describe_mismatch(&m));
+                say!("{file}: MISMATCH at {}", describe_mismatch(&m));
             }
         }
     }

@@ -317,6 +317,41 @@ fn the_replay_command_accepts_the_records_and_names_the_first_mismatching_step()
 }
 
 #[test]
+fn output_that_cannot_be_written_is_a_failure_not_a_panic() {
+    let bin = env!("CARGO_BIN_EXE_lane-records");
+    let file = records_dir().join("busy-project.json");
+    // A full device, and a pipe whose reader has gone.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(bin)
+        .arg("replay")
+        .arg(&file)
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("lane-records: error: cannot write the output:"),
+        "{stderr}"
+    );
+    // The reader is closed before the command starts, so its first line already fails.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(bin)
+        .arg("replay")
+        .args([&file, &file, &file])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("cannot write the output"), "{stderr}");
+}
+
+#[test]
 fn the_check_command_passes_on_the_committed_files_and_shows_a_diff_otherwise() {
     let bin = env!("CARGO_BIN_EXE_lane-records");
     let out = Command::new(bin).arg("--check").output().unwrap();
