@@ -131,7 +131,7 @@ fn the_schema_refuses_the_version_2_fields_the_reader_refuses() {
     let v1: Value =
         serde_json::from_slice(&std::fs::read(records_dir().join("busy-project.json")).unwrap())
             .unwrap();
-    let edits: [(&str, Edit); 7] = [
+    let edits: [(&str, Edit); 14] = [
         ("a time in another spelling", |d| {
             d["steps"][0]["at"] = "2026-05-01T03:00:00.004+00:00".into()
         }),
@@ -139,6 +139,19 @@ fn the_schema_refuses_the_version_2_fields_the_reader_refuses() {
             d["steps"][0]["actor"] = "host-a\npid 4120".into()
         }),
         ("an empty actor", |d| d["steps"][0]["actor"] = "".into()),
+        ("an actor with one control character", |d| {
+            d["steps"][0]["actor"] = "a\u{1b}[31mb".into()
+        }),
+        ("an actor of white space only", |d| {
+            d["steps"][0]["actor"] = "\u{3000} ".into()
+        }),
+        ("a system name with a NUL", |d| {
+            d["origin"]["system"] = "shop\u{0}".into()
+        }),
+        ("a null time", |d| d["steps"][0]["at"] = Value::Null),
+        ("a null actor", |d| d["steps"][0]["actor"] = Value::Null),
+        ("a null origin", |d| d["origin"] = Value::Null),
+        ("a null note", |d| d["steps"][0]["note"] = Value::Null),
         ("a journal without its system", |d| {
             d["origin"].as_object_mut().unwrap().remove("system");
         }),

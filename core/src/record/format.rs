@@ -6,7 +6,7 @@
 use std::fmt;
 use std::ops::Deref;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::dispatch::{DispatchError, ReservationView, Settled};
 use crate::{Label, LaneView, Receipt};
@@ -111,7 +111,11 @@ pub struct Record {
     pub work_executed_here: bool,
     /// Version 2, optional: where the record came from (a scenario, or a running system's
     /// journal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub origin: Option<Origin>,
     /// Every project the record involves, in display order; each step's `lanes` follow it.
     pub projects: Vec<Label>,
@@ -125,7 +129,11 @@ pub struct Record {
     pub queues: Vec<Label>,
     /// Version 2, optional: what was held before the first step. Without it, every lane starts
     /// idle and no reservation exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub start: Option<Start>,
     /// The steps, in the order they ran.
     pub steps: Vec<Step>,
@@ -142,23 +150,39 @@ pub struct Step {
     /// Version 2, optional: when it ran, as the system's clock read it. Steps are in the order
     /// they took effect; times of concurrent steps may be slightly out of that order. Replay
     /// never compares times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub at: Option<Timestamp>,
     /// Version 2, optional: who called, in the system's words (a host and process, a worker):
     /// 1 to 200 characters, no control characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub actor: Option<String>,
     /// Its inputs; which fields are present depends on `op`.
     pub input: Input,
     /// What it returned.
     pub result: StepResult,
     /// An optional remark for readers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub note: Option<Text>,
     /// The lane of every project (in [`Record::projects`] order) after this step.
     pub lanes: Vec<LaneView>,
     /// Dispatcher records: every reservation after this step, in id order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reservations: Option<Vec<ReservationView>>,
 }
 
@@ -262,13 +286,25 @@ pub struct Origin {
     pub kind: OriginKind,
     /// Journals only: the system's name, as its operators call it (1 to 200 characters, no
     /// control characters).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub system: Option<String>,
     /// Journals only, optional: the window the record was cut from starts here (inclusive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub since: Option<Timestamp>,
     /// Journals only, optional: the window ends here (exclusive).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub until: Option<Timestamp>,
 }
 
@@ -476,25 +512,53 @@ impl Field {
 #[serde(deny_unknown_fields)]
 pub struct Input {
     /// `enqueue` and `dispatch`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub queue: Option<String>,
     /// `finish`, `persist`, `cancel` and `resolve`: a reservation id such as `R1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reservation: Option<String>,
     /// `claim` and `view`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub project: Option<String>,
     /// `claim`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub run: Option<String>,
     /// `request_stop` and `release`: a lease handle such as `L1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub lease: Option<String>,
     /// `release` and `finish`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub outcome: Option<String>,
     /// `persist`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub saved: Option<bool>,
 }
 
@@ -573,4 +637,10 @@ impl StepResult {
             _ => "ok",
         }
     }
+}
+
+/// An optional field that is there holds a value: `null` is refused (the schema refuses it
+/// too), where serde would read it as the field's absence.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
