@@ -341,6 +341,24 @@ fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
     let (code, _, err) = audit(&schema);
     assert_eq!(code, Some(1));
     assert!(err.contains("unknown operation"), "{err}");
+    // A value is shown cut after 100 characters, a missing number as NULL.
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET op = repeat('x', 5000) WHERE seq = {seq}"
+    ));
+    let quoted = format!("\"{}\"…", "x".repeat(100));
+    refused(
+        &[],
+        &format!("journal row {seq}: unknown operation {quoted}"),
+    );
+    let (_, _, err) = audit(&schema);
+    assert!(err.len() < 300, "{err}");
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET op = 'release', generation = NULL WHERE seq = {seq}"
+    ));
+    refused(
+        &[],
+        &format!("journal row {seq}: no generation, or one below 1 (NULL)"),
+    );
 
     // A schema from before the journal says how to get one.
     as_admin(&format!(

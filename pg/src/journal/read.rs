@@ -124,7 +124,10 @@ pub(crate) fn read_in(
         .map(|row| {
             let name: &str = row.try_get(0).map_err(PgError::from)?;
             Label::new(name).map_err(|_| {
-                JournalError::Schema(format!("the queue name {name:?} breaks the label rule"))
+                JournalError::Schema(format!(
+                    "the queue name {} breaks the label rule",
+                    shown(name)
+                ))
             })
         })
         .collect::<Result<_, _>>()?;
@@ -195,7 +198,8 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
     };
     let label = |i: usize, what: &str| -> Result<Label, JournalError> {
         let text = need(i, what)?;
-        Label::new(&text).map_err(|_| corrupt(format!("the {what} {text:?} breaks the label rule")))
+        Label::new(&text)
+            .map_err(|_| corrupt(format!("the {what} {} breaks the label rule", shown(&text))))
     };
     let at: SystemTime = row
         .try_get(1)
@@ -204,7 +208,8 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
     let actor_text = need(2, "actor")?;
     let actor = Actor::new(&actor_text).ok_or_else(|| {
         corrupt(format!(
-            "the actor {actor_text:?} is not one line of 1 to 200 characters"
+            "the actor {} is not one line of 1 to 200 characters without control characters",
+            shown(&actor_text)
         ))
     })?;
     let op = need(3, "operation")?;
@@ -214,7 +219,7 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
     } else {
         Some(
             DispatchError::from_code(&code)
-                .ok_or_else(|| corrupt(format!("unknown result code {code:?}")))?,
+                .ok_or_else(|| corrupt(format!("unknown result code {}", shown(&code))))?,
         )
     };
     let generation = || -> Result<u64, JournalError> {
@@ -222,12 +227,12 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
             .try_get(8)
             .map_err(|e| corrupt(format!("unreadable generation: {e}")))?;
         n.and_then(|n| u64::try_from(n).ok().filter(|&n| n > 0))
-            .ok_or_else(|| corrupt(format!("no generation, or one below 1 ({n:?})")))
+            .ok_or_else(|| corrupt(format!("no generation, or one below 1 ({})", number(n))))
     };
     let outcome = || -> Result<Outcome, JournalError> {
         let text = need(9, "outcome")?;
         text.parse()
-            .map_err(|_| corrupt(format!("unknown outcome {text:?}")))
+            .map_err(|_| corrupt(format!("unknown outcome {}", shown(&text))))
     };
     let flag = |i: usize, what: &str| -> Result<bool, JournalError> {
         row.try_get::<_, Option<bool>>(i)
@@ -240,7 +245,12 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
             .map_err(|e| corrupt(format!("unreadable reservation: {e}")))?;
         n.and_then(|n| u64::try_from(n).ok())
             .and_then(ReservationId::from_number)
-            .ok_or_else(|| corrupt(format!("no reservation, or an impossible one ({n:?})")))
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "no reservation, or an impossible one ({})",
+                    number(n)
+                ))
+            })
     };
     let lease = || -> Result<LeaseKey, JournalError> {
         Ok(LeaseKey {
@@ -255,7 +265,7 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
         let state = ReservationState::ALL
             .into_iter()
             .find(|s| s.as_str() == state_text)
-            .ok_or_else(|| corrupt(format!("unknown reservation state {state_text:?}")))?;
+            .ok_or_else(|| corrupt(format!("unknown reservation state {}", shown(&state_text))))?;
         if state != expected {
             return Err(corrupt(format!(
                 "a successful {op} leaves its reservation {}, not {state_text}",
@@ -265,7 +275,7 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
         let outcome = get(9, "outcome")?
             .map(|t| {
                 t.parse::<Outcome>()
-                    .map_err(|_| corrupt(format!("unknown outcome {t:?}")))
+                    .map_err(|_| corrupt(format!("unknown outcome {}", shown(&t))))
             })
             .transpose()?;
         Ok(ReservationView {
@@ -342,8 +352,8 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
                     "unresolved" => ReservationState::Unresolved,
                     _ => {
                         return Err(corrupt(format!(
-                            "a persist leaves its reservation done or unresolved, not \
-                             {state_text:?}"
+                            "a persist leaves its reservation done or unresolved, not {}",
+                            shown(&state_text)
                         )));
                     }
                 };
@@ -373,7 +383,7 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
             },
             answer(&|| Ok(Answer::Reservation(view(ReservationState::Resolved)?)))?,
         ),
-        other => return Err(corrupt(format!("unknown operation {other:?}"))),
+        other => return Err(corrupt(format!("unknown operation {}", shown(other)))),
     };
     let lanes = matches!(
         call,
@@ -401,4 +411,18 @@ pub(crate) fn timestamp(at: SystemTime) -> Option<Timestamp> {
 /// A record's timestamp as a time the database takes.
 pub(crate) fn system_time(at: Timestamp) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(at.millis())
+}
+
+/// A value read from a row, for a message: quoted with its control characters escaped, and cut
+/// after 100 characters (a corrupt row may hold a very long one).
+fn shown(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(100).collect();
+    let more = if chars.next().is_some() { "…" } else { "" };
+    format!("{head:?}{more}")
+}
+
+/// A number read from a row, or NULL.
+fn number(n: Option<i64>) -> String {
+    n.map_or_else(|| "NULL".into(), |n| n.to_string())
 }
