@@ -205,16 +205,20 @@ fn a_server_that_never_answers_fails_the_connect_after_the_time_limit() {
         error.to_string().starts_with("DATABASE: 08006: no answer"),
         "{error}"
     );
-    // lanes-pg takes the same limit from --timeout.
-    let (code, _, err) = within(FOREVER, move || {
-        common::lanes_pg(&["--timeout", "0.2", "orphans", &url, "lanes"])
-    })
-    .expect("lanes-pg waited beyond its time limit");
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        err.starts_with("lanes-pg: DATABASE: 08006: no answer"),
-        "{err}"
-    );
+    // lanes-pg takes the same limit from --timeout, for the handle's commands and for those
+    // that read the journal on a plain connection.
+    for command in ["orphans", "export", "audit"] {
+        let url = url.clone();
+        let (code, _, err) = within(FOREVER, move || {
+            common::lanes_pg(&["--timeout", "0.2", command, &url, "lanes"])
+        })
+        .unwrap_or_else(|| panic!("lanes-pg {command} waited beyond its time limit"));
+        assert_eq!(code, Some(1), "{command}: {err}");
+        assert!(
+            err.starts_with("lanes-pg: DATABASE: 08006: no answer"),
+            "{command}: {err}"
+        );
+    }
     drop(silent);
 }
 

@@ -148,16 +148,46 @@ fn lanes_pg_reports_a_closed_output_instead_of_panicking() {
             .len(),
         1
     );
-    // Its output is a pipe nobody reads any more.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    // Its output is a pipe nobody reads any more (closed before it starts, so its first line
+    // already fails).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
         .args(["orphans", &url, &schema])
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.starts_with("lanes-pg: "), "{err}");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_misspelled_schema_is_an_error_and_is_not_created() {
+    let (url, schema) = (url(), fresh_schema());
+    let says = format!("schema {schema} holds no lanes");
+    for args in [
+        vec!["orphans", &url, &schema],
+        vec!["orphans", &url, &schema, "--json"],
+        vec!["recover", &url, &schema],
+        vec!["resolve", &url, &schema, "R1"],
+        vec!["resolve-orphan", &url, &schema, "docs"],
+        vec!["export", &url, &schema],
+        vec!["audit", &url, &schema],
+    ] {
+        let (code, out, err) = common::lanes_pg(&args);
+        assert_eq!((code, out.as_str()), (Some(1), ""), "{args:?}: {err}");
+        assert!(err.contains(&says), "{args:?}: {err}");
+    }
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let created: i64 = client
+        .query_one(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = $1",
+            &[&schema],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(created, 0);
 }

@@ -50,7 +50,11 @@ fn a_released_orphan_is_cleared_and_the_next_holder_is_never_listed_or_freed_as_
     assert_eq!(job2.line(), "CLAIMED 2");
     assert_eq!(lanes.orphans().unwrap(), vec![], "job-2 is alive");
     let (code, out, err) = lanes_pg(&["orphans", &url, &schema]);
-    assert_eq!((code, out.as_str()), (Some(0), ""), "{err}");
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "no orphaned lanes\n"),
+        "{err}"
+    );
     assert_eq!(
         lanes.resolve_orphan("p").unwrap_err().lane_error(),
         Some(LaneError::LeaseNotCurrent),

@@ -172,6 +172,14 @@ impl StoredEntry {
     }
 }
 
+/// Whether `config`'s schema holds lanes, on a plain connection (no migration, nothing
+/// written): the operator's commands ask before connecting a handle, which would create a
+/// misspelled schema.
+pub fn check_schema(config: &PgConfig) -> Result<(), JournalError> {
+    let mut client = read::connect_plain(config)?;
+    read::check_exists(&mut client, &config.schema)
+}
+
 /// Reads the journal of `config`'s schema: a plain connection (no migration, nothing written),
 /// one consistent snapshot.
 pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {

@@ -14,6 +14,7 @@ use project_lanes::{Label, LaneState, LaneView, Outcome, Receipt};
 
 use super::start;
 use super::{JournalError, Stored, StoredEntry};
+use crate::config::GRACE;
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::{PgConfig, PgError};
 
@@ -23,6 +24,13 @@ pub(crate) const JOURNAL_VERSION: i32 = 5;
 /// A plain connection for reading (and pruning) the journal: no migration, no session lock, the
 /// handle's time limit as the server's statement timeout.
 pub(crate) fn connect(config: &PgConfig) -> Result<Client, JournalError> {
+    let mut client = connect_plain(config)?;
+    check_version(&mut client, &config.schema)?;
+    Ok(client)
+}
+
+/// [`connect`] without the check of the schema's version.
+pub(crate) fn connect_plain(config: &PgConfig) -> Result<Client, JournalError> {
     schema::check_name(&config.schema)?;
     let limit = config.limit()?;
     let mut pg: postgres::Config = config.url.parse().map_err(PgError::from)?;
@@ -32,13 +40,26 @@ pub(crate) fn connect(config: &PgConfig) -> Result<Client, JournalError> {
         }
         pg.options(&format!("-c statement_timeout={}", limit.as_millis()));
     }
-    let mut client = pg.connect(NoTls).map_err(PgError::from)?;
-    check_version(&mut client, &config.schema)?;
-    Ok(client)
+    let Some(limit) = limit else {
+        return Ok(pg.connect(NoTls).map_err(PgError::from)?);
+    };
+    // The driver's connect_timeout covers the socket's connection, not the server's answer: a
+    // server that accepts and stays silent is given up after the limit, as a handle gives it
+    // up. (The thread is left waiting on that server; it holds nothing else.)
+    let patience = limit + GRACE;
+    let (sender, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(pg.connect(NoTls));
+    });
+    match answer.recv_timeout(patience) {
+        Ok(connected) => Ok(connected.map_err(PgError::from)?),
+        Err(_) => Err(PgError::no_answer(patience).into()),
+    }
 }
 
-/// The schema exists, keeps a journal, and is not newer than this crate.
-fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> {
+/// The schema holds lanes (it has their version table): a misspelled name is an error, not a
+/// schema to create.
+pub(crate) fn check_exists(client: &mut Client, schema: &str) -> Result<(), JournalError> {
     let table = format!("{schema}.lanes_schema_version");
     let exists: bool = client
         .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])
@@ -51,6 +72,13 @@ fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> 
              URL and the schema's name"
         )));
     }
+    Ok(())
+}
+
+/// The schema exists, keeps a journal, and is not newer than this crate.
+fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> {
+    check_exists(client, schema)?;
+    let table = format!("{schema}.lanes_schema_version");
     let version: i32 = client
         .query_one(
             &format!("SELECT coalesce(max(version), 0) FROM {table}"),

@@ -149,6 +149,22 @@ pub type Done = Result<(), Failure>;
 
 fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
     let config = |url: String, schema: &str| PgConfig::new(&url, schema).timeout(limit);
+    if let Command::Recover { place, .. } | Command::Orphans { place, .. } = &command {
+        let (url, schema) = place.split();
+        check_schema(&config(url, &schema))?;
+    }
+    let checked = match &command {
+        Command::Resolve { args } => {
+            let (url, schema, id) = with_one_more(args.clone(), "R<n>");
+            reservation_id(&id);
+            Some((url, schema, id))
+        }
+        Command::ResolveOrphan { args } => Some(with_one_more(args.clone(), "PROJECT")),
+        _ => None,
+    };
+    if let Some((url, schema, _)) = checked {
+        check_schema(&config(url, &schema))?;
+    }
     match command {
         Command::Recover { place, json } => {
             let (url, schema) = place.split();
@@ -251,6 +267,11 @@ fn timeout(seconds: &str) -> Result<Duration, String> {
         })
 }
 
+/// The schema holds lanes: the handle's commands would create a misspelled one.
+fn check_schema(config: &PgConfig) -> Done {
+    project_lanes_pg::journal::check_schema(config).map_err(|e| Failure::Error(e.to_string()))
+}
+
 pub fn err(e: PgError) -> Failure {
     Failure::Error(e.to_string())
 }
@@ -333,7 +354,7 @@ fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
             .collect();
         return say_json(out, &serde_json::Value::Array(list));
     }
-    for o in orphans {
+    for o in &orphans {
         say!(
             out,
             "orphaned project={} run={} generation={}",
@@ -342,16 +363,24 @@ fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
             o.generation
         )?;
     }
+    if orphans.is_empty() {
+        say!(out, "no orphaned lanes")?;
+    }
     Ok(())
 }
 
-fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
-    let Some(id) = ReservationId::parse(id) else {
+/// A reservation id (`R<n>`), or a usage error.
+fn reservation_id(id: &str) -> ReservationId {
+    ReservationId::parse(id).unwrap_or_else(|| {
         usage(
             ErrorKind::ValueValidation,
             &format!("{id:?} is not a reservation id (R<n>)"),
         )
-    };
+    })
+}
+
+fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
+    let id = reservation_id(id);
     // No queues are needed to resolve; the handle declares one that already exists or is new.
     let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
