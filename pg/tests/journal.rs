@@ -430,3 +430,43 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     let pruned: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(pruned["removed"], 0);
 }
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_export_replaces_only_a_regular_file_and_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let lease = lanes.claim("docs", "nightly-1").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.json");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for not_a_file in [link.as_path(), dir.path()] {
+        let (code, _, err) = export(&schema, not_a_file, &[]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("is not a regular file"), "{err}");
+    }
+    assert!(link.is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+    // A file keeps its permissions; a new one is not made private.
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (code, _, err) = export(&schema, &target, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&target), 0o640);
+    assert_eq!(replayed(&target), Ok(2));
+    // Under umask 022, as a shell sets it, a new record is readable by others.
+    let fresh = dir.path().join("fresh.json");
+    let out = std::process::Command::new("sh")
+        .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_lanes-pg"))
+        .args(["export", &url(), &schema, "--out"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(mode(&fresh), 0o644);
+}

@@ -1,6 +1,7 @@
 //! `export`, `audit` and `prune`: the schema's journal, for an operator.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -209,10 +210,29 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Done {
     };
     let cannot =
         |e: std::io::Error| Failure::Error(format!("cannot write {}: {e}", path.display()));
+    // The record replaces a file (keeping its permissions), never a link, a device or a folder.
+    let existing = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => Some(meta.permissions()),
+        Ok(_) => {
+            return Err(Failure::Error(format!(
+                "cannot write {}: it is not a regular file (a link, a device or a folder): name \
+                 a file, or leave out --out to print the record",
+                path.display()
+            )));
+        }
+        Err(_) => None,
+    };
+    // A new file is readable as the umask allows, like any other the user creates.
     let mut temp = tempfile::Builder::new()
         .prefix(".lanes-pg-export")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(cannot)?;
+    if let Some(permissions) = existing {
+        temp.as_file()
+            .set_permissions(permissions)
+            .map_err(cannot)?;
+    }
     temp.write_all(bytes).map_err(cannot)?;
     temp.as_file().sync_all().map_err(cannot)?;
     temp.persist(path).map_err(|e| cannot(e.error))?;
