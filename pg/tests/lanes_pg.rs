@@ -19,9 +19,9 @@ fn arguments_that_are_not_text_are_an_error_not_a_panic() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.starts_with("lanes-pg: ") && err.contains("UTF-8"),
+        err.contains("an argument is not UTF-8 text") && !err.contains("host="),
         "{err}"
     );
 }

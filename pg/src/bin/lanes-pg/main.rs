@@ -114,9 +114,8 @@ enum Command {
 
 fn main() -> ExitCode {
     if std::env::args_os().any(|a| a.to_str().is_none()) {
-        // Not echoed either: it may be part of a URL.
-        let _ = writeln!(std::io::stderr(), "lanes-pg: an argument is not UTF-8 text");
-        return ExitCode::FAILURE;
+        // A mistake in the command line (exit status 2), not echoed: it may be part of a URL.
+        usage(ErrorKind::InvalidUtf8, "an argument is not UTF-8 text");
     }
     let cli = Cli::parse();
     let limit = cli.timeout.unwrap_or(DEFAULT_TIMEOUT);
