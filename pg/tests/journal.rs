@@ -49,6 +49,15 @@ fn audit(schema: &str) -> (Option<i32>, String, String) {
     lanes_pg(&["audit", &url(), schema])
 }
 
+/// A fresh schema whose journal holds one claim and one release.
+fn one_pair() -> String {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let lease = lanes.claim("docs", "nightly-1").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    schema
+}
+
 /// The `seq` of the journal's first row of `op` with `code` for `project`.
 fn seq_of(schema: &str, op: &str, code: &str, project: &str) -> i64 {
     let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
@@ -282,10 +291,7 @@ fn an_audit_that_checks_nothing_says_so() {
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
-    let schema = fresh_schema();
-    let lanes = PgLanes::connect(&url(), &schema).unwrap();
-    let lease = lanes.claim("docs", "nightly-1").unwrap();
-    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let schema = one_pair();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.json");
     let refused = |args: &[&str], says: &str| {
@@ -435,10 +441,7 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
 #[test]
 fn an_export_replaces_only_a_regular_file_and_keeps_its_permissions() {
     use std::os::unix::fs::PermissionsExt;
-    let schema = fresh_schema();
-    let lanes = PgLanes::connect(&url(), &schema).unwrap();
-    let lease = lanes.claim("docs", "nightly-1").unwrap();
-    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let schema = one_pair();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("target.json");
     std::fs::write(&target, "old").unwrap();
