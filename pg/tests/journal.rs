@@ -49,6 +49,23 @@ fn audit(schema: &str) -> (Option<i32>, String, String) {
     lanes_pg(&["audit", &url(), schema])
 }
 
+/// Changes `project`'s first claim to a refusal by SQL, and checks that `audit` names it;
+/// returns its `seq`.
+fn refuse_a_claim_behind_the_librarys_back(schema: &str, project: &str) -> i64 {
+    let seq = seq_of(schema, "claim", "OK", project);
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET code = 'PROJECT_BUSY' WHERE seq = {seq}"
+    ));
+    let (code, out, err) = audit(schema);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.starts_with(&format!("transition {seq} (claim by ")),
+        "{out}"
+    );
+    assert!(out.contains("PROJECT_BUSY"), "{out}");
+    seq
+}
+
 /// A fresh schema whose journal holds one claim and one release.
 fn one_pair() -> String {
     let schema = fresh_schema();
@@ -170,17 +187,7 @@ fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay()
     lanes.release(&b, Outcome::Cancelled).unwrap();
     assert_eq!(audit(&schema).1.trim(), "all 6 transitions match");
 
-    let seq = seq_of(&schema, "claim", "OK", "site");
-    as_admin(&format!(
-        "UPDATE {schema}.lanes_journal SET code = 'PROJECT_BUSY' WHERE seq = {seq}"
-    ));
-    let (code, out, err) = audit(&schema);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        out.starts_with(&format!("transition {seq} (claim by ")),
-        "{out}"
-    );
-    assert!(out.contains("PROJECT_BUSY"), "{out}");
+    let seq = refuse_a_claim_behind_the_librarys_back(&schema, "site");
     let (code, out, _) = lanes_pg(&["audit", &url(), &schema, "--json"]);
     assert_eq!(code, Some(1));
     let verdict: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -213,16 +220,7 @@ fn an_audit_covers_more_projects_than_a_record_shows() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.trim(), "all 200 transitions match");
 
-    let seq = seq_of(&schema, "claim", "OK", "p70");
-    as_admin(&format!(
-        "UPDATE {schema}.lanes_journal SET code = 'PROJECT_BUSY' WHERE seq = {seq}"
-    ));
-    let (code, out, err) = audit(&schema);
-    assert_eq!(code, Some(1), "{err}");
-    assert!(
-        out.starts_with(&format!("transition {seq} (claim by ")),
-        "{out}"
-    );
+    refuse_a_claim_behind_the_librarys_back(&schema, "p70");
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
