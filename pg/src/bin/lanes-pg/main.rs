@@ -148,22 +148,6 @@ pub type Done = Result<(), Failure>;
 
 fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
     let config = |url: String, schema: &str| PgConfig::new(&url, schema).timeout(limit);
-    if let Command::Recover { place, .. } | Command::Orphans { place, .. } = &command {
-        let (url, schema) = place.split();
-        check_schema(&config(url, &schema))?;
-    }
-    let checked = match &command {
-        Command::Resolve { args } => {
-            let (url, schema, id) = with_one_more(args.clone(), "R<n>");
-            reservation_id(&id);
-            Some((url, schema, id))
-        }
-        Command::ResolveOrphan { args } => Some(with_one_more(args.clone(), "PROJECT")),
-        _ => None,
-    };
-    if let Some((url, schema, _)) = checked {
-        check_schema(&config(url, &schema))?;
-    }
     match command {
         Command::Recover { place, json } => {
             let (url, schema) = place.split();
@@ -266,7 +250,8 @@ fn timeout(seconds: &str) -> Result<Duration, String> {
         })
 }
 
-/// The schema holds lanes: the handle's commands would create a misspelled one.
+/// The schema holds lanes, asked before a handle connects: a handle would create a misspelled
+/// one.
 fn check_schema(config: &PgConfig) -> Done {
     project_lanes_pg::journal::check_schema(config).map_err(|e| Failure::Error(e.to_string()))
 }
@@ -293,6 +278,7 @@ pub fn say_json(out: &mut impl Write, value: &serde_json::Value) -> Done {
 }
 
 fn recover(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
+    check_schema(config)?;
     let lanes = PgLanes::connect_with(config).map_err(err)?;
     let recovery = lanes.recover().map_err(err)?;
     if as_json {
@@ -338,6 +324,7 @@ fn recover(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
 }
 
 fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
+    check_schema(config)?;
     let lanes = PgLanes::connect_with(config).map_err(err)?;
     let orphans = lanes.orphans().map_err(err)?;
     if as_json {
@@ -368,18 +355,14 @@ fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
     Ok(())
 }
 
-/// A reservation id (`R<n>`), or a usage error.
-fn reservation_id(id: &str) -> ReservationId {
-    ReservationId::parse(id).unwrap_or_else(|| {
+fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
+    let Some(id) = ReservationId::parse(id) else {
         usage(
             ErrorKind::ValueValidation,
             &format!("{id:?} is not a reservation id (R<n>)"),
         )
-    })
-}
-
-fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
-    let id = reservation_id(id);
+    };
+    check_schema(config)?;
     // No queues are needed to resolve; the handle declares one that already exists or is new.
     let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
@@ -393,6 +376,7 @@ fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
 }
 
 fn resolve_orphan(out: &mut impl Write, config: &PgConfig, project: &str) -> Done {
+    check_schema(config)?;
     let lanes = PgLanes::connect_with(config).map_err(err)?;
     let receipt = lanes.resolve_orphan(project).map_err(err)?;
     say!(
