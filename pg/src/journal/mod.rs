@@ -40,11 +40,9 @@ mod prune;
 mod read;
 mod start;
 
-use std::collections::HashSet;
 use std::fmt;
 
 use project_lanes::Label;
-use project_lanes::dispatch::ReservationId;
 use project_lanes::journal::{Answer, Call, Entry, Export, ExportError, Journal, State};
 use project_lanes::record::{MAX_PROJECTS, Record, ReplayMismatch, Timestamp, replay};
 
@@ -436,9 +434,9 @@ fn audit_rows(
         let found = match piece.record(&export) {
             Ok(record) => {
                 *transitions += record.steps.len();
+                // Every row is a step (reading refused a row the core would leave out).
                 replay(&record).err().map(|m| {
-                    let kept = kept(rest.start(), rows);
-                    let row = step_of(&m).and_then(|s| kept.get(s)).copied();
+                    let row = step_of(&m).and_then(|s| rows.get(s)).copied();
                     mismatch(row, &m)
                 })
             }
@@ -459,30 +457,6 @@ fn audit_rows(
 
 /// How many transitions an audit replays at a time.
 const AUDIT_PIECE: usize = 2_000;
-
-/// The rows an export of `rows` (starting from `start`) keeps, in step order: the core leaves
-/// out calls naming a reservation never enqueued.
-fn kept<'a>(start: &State, rows: &[&'a StoredEntry]) -> Vec<&'a StoredEntry> {
-    let mut known: HashSet<ReservationId> = start.reservations().map(|v| v.id).collect();
-    let mut kept = Vec::new();
-    for e in rows {
-        let names = match &e.entry.call {
-            Call::Finish { reservation, .. }
-            | Call::Persist { reservation, .. }
-            | Call::Cancel { reservation }
-            | Call::Resolve { reservation } => Some(*reservation),
-            _ => None,
-        };
-        if let (Call::Enqueue { .. }, Answer::Reservation(view)) = (&e.entry.call, &e.entry.answer)
-        {
-            known.insert(view.id);
-        }
-        if names.is_none_or(|id| known.contains(&id)) {
-            kept.push(*e);
-        }
-    }
-    kept
-}
 
 fn step_of(m: &ReplayMismatch) -> Option<usize> {
     match m {
