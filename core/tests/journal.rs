@@ -462,6 +462,35 @@ fn an_answer_the_core_would_not_give_is_exported_as_given_and_replay_names_it() 
     }
 }
 
+/// A dispatcher record's snapshot lists every reservation it holds after every step, so a record
+/// grows with the square of its length: one too large to read is refused while it is built.
+#[test]
+fn a_record_too_large_to_read_is_refused_while_it_is_built() {
+    let mut d = Dispatcher::new(&["general"])
+        .unwrap()
+        .with_journal(Some(ticking()));
+    for i in 0..1_000 {
+        d.enqueue("general", &format!("p{}", i % 64), &format!("run-{i}"))
+            .unwrap();
+    }
+    let mut journal = Journal::dispatcher(d.queues());
+    journal.extend(d.take_journal());
+    let whole = Export::new("whole", "test system").unwrap();
+    assert_eq!(journal.record(&whole), Err(ExportError::TooLarge));
+    assert!(
+        ExportError::TooLarge
+            .to_string()
+            .contains("larger than readers take (16777216 bytes, 16 MiB)")
+    );
+    // Its first 400 enqueues make a record of about 7 MiB: it is made, and replays.
+    let until = journal.entries()[400].at.unwrap();
+    let part = journal.record(&whole.clone().until(until)).unwrap();
+    assert_eq!(part.steps.len(), 400);
+    let bytes = serde_json::to_vec(&part).unwrap().len();
+    assert!((6 << 20..16 << 20).contains(&bytes), "{bytes}");
+    replay(&part).unwrap();
+}
+
 #[test]
 fn a_dispatcher_journal_replays_and_a_window_starts_from_its_reservations() {
     let mut d = Dispatcher::new(&["general", "delivery"])

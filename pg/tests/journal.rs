@@ -273,6 +273,34 @@ fn a_row_naming_a_reservation_never_enqueued_is_named_not_left_out() {
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
+fn a_queue_too_long_for_a_record_is_refused_by_export_and_audited_in_pieces() {
+    // Each step of a dispatcher record lists every reservation: 1,500 enqueues would make a
+    // record of about 90 MB written compactly.
+    let schema = fresh_schema();
+    let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
+    for i in 0..1_500 {
+        d.enqueue("general", &format!("p{}", i % 64), &format!("nightly-{i}"))
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.json");
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("the record would be larger than readers take (16777216 bytes, 16 MiB)"),
+        "{err}"
+    );
+    assert!(!file.exists());
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 1500 transitions match"),
+        "{err}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
 fn an_audit_that_checks_nothing_says_so() {
     let schema = fresh_schema();
     let lanes = PgLanes::connect(&url(), &schema).unwrap();

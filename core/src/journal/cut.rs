@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use crate::dispatch::{ReservationId, ReservationState, ReservationView};
 use crate::label::Quoted;
 use crate::record::{
-    FORMAT, Input, LeaseRecord, MAX_INPUT_CHARS, MAX_PROJECTS, MAX_STEPS, Origin, OriginKind,
-    Record, Start, StartLease, StartLeaseState, Step, StepResult, Timestamp, Untouched, VERSION_2,
+    FORMAT, Input, LeaseRecord, MAX_INPUT_CHARS, MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, Origin,
+    OriginKind, Record, Start, StartLease, StartLeaseState, Step, StepResult, Timestamp, Untouched,
+    VERSION_2,
 };
 use crate::{Label, LaneView, is_valid_label};
 
@@ -332,6 +333,11 @@ impl Cut {
         let dispatcher = self.dispatcher;
         let mut state = at_start.clone();
         let mut steps = Vec::with_capacity(kept.len());
+        // What the steps' snapshots take written as compactly as JSON allows: a lower bound of
+        // the record's size, so a cut too large to read fails here, before it takes memory many
+        // times its size (a dispatcher's snapshot lists every reservation the record holds,
+        // after every step).
+        let mut least_bytes: u64 = 0;
         for &(index, entry) in kept {
             let inconsistent = |message: String| ExportError::Inconsistent {
                 entry: index,
@@ -353,6 +359,10 @@ impl Cut {
                     })
                     .collect()
             });
+            least_bytes += least_json_bytes(&lanes, reservations.as_deref());
+            if least_bytes > MAX_RECORD_BYTES {
+                return Err(ExportError::TooLarge);
+            }
             steps.push(Step {
                 op: entry.call.op(),
                 at: entry.at,
@@ -463,5 +473,75 @@ impl Cut {
             }
             Answer::Refused(error) => StepResult::Error(*error),
         })
+    }
+}
+
+/// The fewest bytes `lanes` and `reservations` take as JSON: each view written compactly, its
+/// labels unescaped (the label rule allows no character JSON escapes), its optional fields left
+/// out, a reservation's id and state at their shortest, no commas between them.
+fn least_json_bytes(lanes: &[LaneView], reservations: Option<&[ReservationView]>) -> u64 {
+    // `{"project":"","busy":false}`
+    let lanes = lanes.iter().map(|v| 27 + v.project.len());
+    // `{"id":"R1","queue":"","project":"","run":"","state":"done"}`
+    let reservations = reservations
+        .unwrap_or_default()
+        .iter()
+        .map(|v| 59 + v.queue.as_str().len() + v.project.as_str().len() + v.run.as_str().len());
+    lanes.chain(reservations).sum::<usize>() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Outcome;
+    use crate::dispatch::ReservationState as S;
+
+    #[test]
+    fn the_least_bytes_counted_are_never_more_than_json_writes() {
+        let a = Label::new("a").unwrap();
+        let mut views = Vec::new();
+        for state in [
+            S::Queued,
+            S::Dispatched,
+            S::Persisting,
+            S::Done,
+            S::Cancelled,
+        ] {
+            for outcome in [None, Some(Outcome::Failed)] {
+                views.push(ReservationView {
+                    id: ReservationId::from_number(1).unwrap(),
+                    queue: a.clone(),
+                    project: a.clone(),
+                    run: a.clone(),
+                    state,
+                    outcome,
+                });
+            }
+        }
+        views.extend([S::Unresolved, S::Resolved].map(|state| ReservationView {
+            id: ReservationId::from_number(1).unwrap(),
+            queue: a.clone(),
+            project: a.clone(),
+            run: a.clone(),
+            state,
+            outcome: None,
+        }));
+        let lanes = [LaneView::idle("a"), LaneView::idle("a")];
+        for view in &views {
+            let lane = &lanes[..1];
+            let counted = least_json_bytes(lane, Some(std::slice::from_ref(view)));
+            let written = serde_json::to_string(&lane[0]).unwrap().len()
+                + serde_json::to_string(view).unwrap().len();
+            assert!(counted <= written as u64, "{counted} > {written}: {view:?}");
+        }
+        // Tight for the shortest: two idle lanes and a done reservation, without commas.
+        let done = &views[6];
+        assert_eq!(done.state, S::Done);
+        let written = 2 * serde_json::to_string(&lanes[0]).unwrap().len()
+            + serde_json::to_string(done).unwrap().len();
+        assert_eq!(
+            least_json_bytes(&lanes, Some(std::slice::from_ref(done))),
+            written as u64
+        );
     }
 }

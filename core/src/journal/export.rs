@@ -4,7 +4,9 @@ use std::fmt;
 
 use crate::Label;
 use crate::label::Quoted;
-use crate::record::{MAX_NAME_CHARS, MAX_PROJECTS, MAX_STEPS, RecordError, Text, Timestamp};
+use crate::record::{
+    MAX_NAME_CHARS, MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, RecordError, Text, Timestamp,
+};
 
 #[cfg(doc)]
 use super::history::Journal;
@@ -65,6 +67,9 @@ pub enum ExportError {
     TooManyProjects(usize),
     /// The record would hold more than 100,000 steps: ask for a shorter window.
     TooManySteps(usize),
+    /// The record would be larger than readers take ([`MAX_RECORD_BYTES`], 16 MiB), however it
+    /// is written: found while it is built, so a large cut fails in bounded memory.
+    TooLarge,
     /// An entry's answer does not fit its call, or names a lease or reservation the journal
     /// never issued: the journal is not one a system could have written.
     Inconsistent {
@@ -118,6 +123,11 @@ impl fmt::Display for ExportError {
                 f,
                 "the record would hold {n} steps; a record holds at most {MAX_STEPS}: \
                  export a shorter window"
+            ),
+            ExportError::TooLarge => write!(
+                f,
+                "the record would be larger than readers take ({MAX_RECORD_BYTES} bytes, 16 MiB): \
+                 export a shorter window or fewer projects"
             ),
             ExportError::Inconsistent { entry, message } => {
                 write!(f, "journal entry {entry}: {message}")
