@@ -457,6 +457,28 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
         assert_eq!(code, Some(0), "{err}");
         replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
     }
+    // A window from before the prune would miss its rows: refused, whether the time is long
+    // before or the prune's own `--before`, which lies past the last pruned row.
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--since", &cut]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 5 transitions match"),
+        "{err}"
+    );
+    for since in ["2000-01-01T00:00:00Z", "100d"] {
+        let says = "the journal was pruned: its rows before ";
+        let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--since", since]);
+        assert_eq!(code, Some(1), "{out}");
+        assert!(
+            err.contains(says) && err.contains("leave --since out"),
+            "{err}"
+        );
+        let file = dir.path().join("early.json");
+        let (code, _, err) = export(&schema, &file, &["--kind", "lanes", "--since", since]);
+        assert_eq!(code, Some(1));
+        assert!(err.contains(says), "{err}");
+        assert!(!file.exists());
+    }
     // Pruning again before the same time removes nothing more.
     let (_, out, _) = lanes_pg(&["prune", &url(), &schema, "--before", &cut, "--json"]);
     let pruned: serde_json::Value = serde_json::from_str(&out).unwrap();

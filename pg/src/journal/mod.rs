@@ -72,6 +72,13 @@ pub enum JournalError {
         /// Dispatcher operations among them.
         dispatcher: usize,
     },
+    /// The window starts before rows the journal no longer holds: they were pruned.
+    Pruned {
+        /// The window's start.
+        since: Timestamp,
+        /// Every pruned row is before this time.
+        before: Timestamp,
+    },
     /// The core's export refused (an empty window, an unknown project, …).
     Export(ExportError),
 }
@@ -87,6 +94,11 @@ impl fmt::Display for JournalError {
                 "these transitions hold {lanes} direct lane operations and {dispatcher} \
                  dispatcher operations; a record shows one or the other: choose with \
                  --kind lanes or --kind dispatcher"
+            ),
+            JournalError::Pruned { since, before } => write!(
+                f,
+                "the journal was pruned: its rows before {before} are gone, so a window from \
+                 {since} would miss some; start at {before} or later, or leave --since out"
             ),
             JournalError::Export(e) => write!(f, "{e}"),
         }
@@ -127,6 +139,9 @@ pub struct Stored {
     pub start: State,
     /// The last pruned row's `seq` (0 if never pruned).
     pub start_seq: i64,
+    /// Every pruned row is before this time (`None` if never pruned): a window from an earlier
+    /// time would miss rows.
+    pub pruned_before: Option<Timestamp>,
     /// The dispatcher's queues in this schema, by name.
     pub queues: Vec<project_lanes::Label>,
     /// The rows, in `seq` order.
@@ -248,6 +263,16 @@ pub struct Mismatch {
 }
 
 impl Stored {
+    /// A window from `since` misses no row: none was pruned at or after it.
+    fn check_since(&self, since: Option<Timestamp>) -> Result<(), JournalError> {
+        match (since, self.pruned_before) {
+            (Some(since), Some(before)) if since < before => {
+                Err(JournalError::Pruned { since, before })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The entries of `kind`.
     fn of(&self, kind: Kind) -> Vec<&StoredEntry> {
         self.entries.iter().filter(|e| e.kind() == kind).collect()
@@ -316,6 +341,7 @@ impl Stored {
     /// The rows `cut` asks for, as a version 2 record of its kind (by default the only kind
     /// among them), whose origin is this journal.
     pub fn export(&self, cut: &Cut) -> Result<(Kind, Record), JournalError> {
+        self.check_since(cut.since)?;
         let mut export = Export::new(&cut.id, &cut.system)
             .and_then(|e| e.projects(&cut.projects))
             .map_err(JournalError::Export)?;
@@ -341,6 +367,7 @@ impl Stored {
     /// core, each kind on its own: the number of transitions, and the first one (by `seq`) whose
     /// answer or following state the core does not reproduce.
     pub fn audit(&self, since: Option<Timestamp>) -> Result<Audit, JournalError> {
+        self.check_since(since)?;
         let mut transitions = 0;
         let mut first: Option<Mismatch> = None;
         for kind in [Kind::Lanes, Kind::Dispatcher] {
@@ -589,6 +616,7 @@ mod tests {
         Stored {
             start: State::new(),
             start_seq: 0,
+            pruned_before: None,
             queues: Vec::new(),
             entries,
         }
@@ -629,6 +657,7 @@ mod tests {
         let stored = Stored {
             start: State::new(),
             start_seq: 0,
+            pruned_before: None,
             queues,
             entries: entries.collect(),
         };

@@ -21,7 +21,9 @@ pub struct Pruned {
 }
 
 /// Removes the rows before `before` (the first rows of the journal, in its order, up to the
-/// first at or after `before`), keeping the state after them as the journal's start. Inserts
+/// first at or after `before`), keeping the state after them as the journal's start, and the
+/// time every pruned row is before: the last one's, plus a millisecond (not `before`, which may
+/// lie past rows written after the prune). Inserts
 /// wait meanwhile (a SHARE ROW EXCLUSIVE lock on the journal), so no transition that drew an
 /// earlier number can commit after the cut.
 pub(crate) fn prune(
@@ -52,6 +54,18 @@ pub(crate) fn prune(
     journal.extend(stored.entries[..cut].iter().map(|e| e.entry.clone()));
     let state = journal.state_after(cut);
     let seq = stored.entries[cut - 1].seq;
+    // Every pruned row, now and before, is before the time kept: a window from it misses none.
+    // Not `before` itself, which may lie past rows written after the prune.
+    let last = stored.entries[..cut]
+        .iter()
+        .filter_map(|e| e.entry.at)
+        .max();
+    let after_last = last
+        .and_then(|at| Timestamp::from_millis(at.millis() + 1).ok())
+        .unwrap_or(before);
+    let gone_before = stored
+        .pruned_before
+        .map_or(after_last, |earlier| earlier.max(after_last));
     tx.execute(
         &format!("DELETE FROM {schema}.lanes_journal WHERE seq <= $1"),
         &[&seq],
@@ -63,7 +77,7 @@ pub(crate) fn prune(
         &format!(
             "INSERT INTO {schema}.lanes_journal_start (seq, before, state) VALUES ($1, $2, $3)"
         ),
-        &[&seq, &system_time(before), &encode(&state)],
+        &[&seq, &system_time(gone_before), &encode(&state)],
     )
     .map_err(PgError::from)?;
     tx.commit().map_err(PgError::from)?;

@@ -129,18 +129,26 @@ pub(crate) fn read_in(
     let start = tx
         .query_opt(
             &format!(
-                "SELECT seq, state FROM {schema}.lanes_journal_start ORDER BY seq DESC LIMIT 1"
+                "SELECT seq, state, before FROM {schema}.lanes_journal_start \
+                 ORDER BY seq DESC LIMIT 1"
             ),
             &[],
         )
         .map_err(PgError::from)?;
-    let (start_seq, start) = match start {
+    let (start_seq, start, pruned_before) = match start {
         Some(row) => {
             let seq: i64 = row.try_get(0).map_err(PgError::from)?;
             let text: String = row.try_get(1).map_err(PgError::from)?;
-            (seq, start::decode(&text, seq)?)
+            let before: SystemTime = row.try_get(2).map_err(PgError::from)?;
+            let before = timestamp(before).ok_or_else(|| JournalError::Corrupt {
+                seq,
+                message: "the saved start of the journal says it was pruned before 1970 or \
+                          past 9999"
+                    .into(),
+            })?;
+            (seq, start::decode(&text, seq)?, Some(before))
         }
-        None => (0, State::new()),
+        None => (0, State::new(), None),
     };
     let queues: Vec<Label> = tx
         .query(
@@ -170,6 +178,7 @@ pub(crate) fn read_in(
     Ok(Stored {
         start,
         start_seq,
+        pruned_before,
         queues,
         entries,
     })

@@ -15,8 +15,8 @@ use crate::{Done, Failure, Place, say, say_json, times, write_error};
 pub const EXPORT_HELP: &str = "Without --out the record is written to stdout. With --out it is written to FILE only when \
 the whole export succeeded (nothing is written otherwise), and a summary is printed (--json: as JSON).
 A window starts from the state at --since: the record's `start` holds what was held then.
-An empty window, an unknown project, --since not before --until, or a record over 16 MiB \
-is an error (exit 1), not an empty or partial record. A record shows direct lane operations or dispatcher operations: when the \
+An empty window, an unknown project, --since not before --until, --since before rows a prune \
+removed, or a record over 16 MiB is an error (exit 1), not an empty or partial record. A record shows direct lane operations or dispatcher operations: when the \
 rows hold both, choose with --kind.
 Times: RFC 3339 (2026-11-30T10:00:00Z) or a span before now (90s, 15m, 1h, 2d).
 
@@ -30,7 +30,8 @@ pub const AUDIT_HELP: &str =
     "Replays every transition of the journal (from --since on, starting from the state then) on \
 the in-memory core and compares each answer and the state after it. Prints \"all N transitions \
 match\" (exit 0), or the first transition that does not (exit 1), by its journal number. A \
-journal with nothing to check (empty, or nothing from --since on) is an error (exit 1).
+journal with nothing to check (empty, or nothing from --since on), or --since before rows a \
+prune removed, is an error (exit 1).
 
 examples:
   lanes-pg audit lanes
@@ -38,7 +39,8 @@ examples:
 
 pub const PRUNE_HELP: &str =
     "Removes the rows before --before and keeps the state after them as the journal's start, \
-so later exports and audits begin from it. Needs DELETE on the journal (the schema's owner). \
+so later exports and audits begin from it; a window from before the last pruned row is then \
+refused (it would miss rows). Needs DELETE on the journal (the schema's owner). \
 Transitions wait while it runs.
 
 examples:
