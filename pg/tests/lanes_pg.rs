@@ -191,3 +191,19 @@ fn a_misspelled_schema_is_an_error_and_is_not_created() {
         .get(0);
     assert_eq!(created, 0);
 }
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn resolve_declares_no_queue_of_its_own() {
+    let (url, schema) = (url(), fresh_schema());
+    PgLanes::connect(&url, &schema).unwrap();
+    let (code, out, err) = common::lanes_pg(&["resolve", &url, &schema, "R1"]);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(err.contains("UNKNOWN_RESERVATION"), "{err}");
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let queues: i64 = client
+        .query_one(&format!("SELECT count(*) FROM {schema}.queues"), &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(queues, 0);
+}

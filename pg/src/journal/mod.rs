@@ -193,6 +193,22 @@ pub fn check_schema(config: &PgConfig) -> Result<(), JournalError> {
     read::check_exists(&mut client, &config.schema)
 }
 
+/// The queues `config`'s schema knows, by name, on a plain connection after [`check_schema`]:
+/// the operator's `resolve` declares one of them, never a new one.
+pub fn known_queues(config: &PgConfig) -> Result<Vec<String>, JournalError> {
+    let mut client = read::connect_plain(config)?;
+    read::check_exists(&mut client, &config.schema)?;
+    let rows = client
+        .query(
+            &format!("SELECT name FROM {}.queues ORDER BY name", config.schema),
+            &[],
+        )
+        .map_err(PgError::from)?;
+    rows.iter()
+        .map(|row| row.try_get(0).map_err(|e| PgError::from(e).into()))
+        .collect()
+}
+
 /// Reads the journal of `config`'s schema: a plain connection (no migration, nothing written),
 /// one consistent snapshot.
 pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use project_lanes::dispatch::ReservationId;
+use project_lanes::dispatch::{DispatchError, ReservationId};
 use project_lanes_pg::{PgConfig, PgDispatcher, PgError, PgLanes};
 use serde_json::json;
 
@@ -362,9 +362,14 @@ fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
             &format!("{id:?} is not a reservation id (R<n>)"),
         )
     };
-    check_schema(config)?;
-    // No queues are needed to resolve; the handle declares one that already exists or is new.
-    let mut d = PgDispatcher::connect_with(config, &["general"]).map_err(err)?;
+    // A handle declares queues: one the schema knows, never a new one. A schema without queues
+    // holds no reservation.
+    let queues = project_lanes_pg::journal::known_queues(config)
+        .map_err(|e| Failure::Error(e.to_string()))?;
+    let Some(queue) = queues.first() else {
+        return Err(err(DispatchError::UnknownReservation.into()));
+    };
+    let mut d = PgDispatcher::connect_with(config, &[queue]).map_err(err)?;
     let view = d.resolve(id).map_err(err)?;
     say!(
         out,
