@@ -416,6 +416,16 @@ fn exports_that_cannot_be_made_say_why() {
         assert_eq!(journal.record(&export).unwrap_err(), expected);
         assert!(!expected.to_string().is_empty());
     }
+    let at = t("2026-05-01T03:00:00.000Z");
+    let same = journal
+        .record(&base().since(at).until(at))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        same,
+        "the window starts and ends at 2026-05-01T03:00:00.000Z: nothing can fall in it \
+         (its end is not part of it)"
+    );
     assert_eq!(
         Export::new("bad id", "s").unwrap_err(),
         ExportError::InvalidId("bad id".into())

@@ -316,6 +316,47 @@ fn an_audit_that_checks_nothing_says_so() {
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
+fn a_project_asked_of_the_other_kind_is_named_with_the_kind_that_shows_it() {
+    let schema = one_pair();
+    let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
+    d.enqueue("general", "site", "nightly-2").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.json");
+    for (project, kind, says) in [
+        (
+            "site",
+            "lanes",
+            "the project site appears only among the journal's dispatcher operations: export it with --kind dispatcher",
+        ),
+        (
+            "docs",
+            "dispatcher",
+            "the project docs appears only among the journal's direct lane operations: export it with --kind lanes",
+        ),
+    ] {
+        let (code, _, err) = export(&schema, &file, &["--project", project, "--kind", kind]);
+        assert_eq!(code, Some(1));
+        assert!(err.contains(says), "{err}");
+        assert!(!file.exists());
+    }
+    let (code, _, err) = export(&schema, &file, &["--project", "site"]);
+    assert_eq!(code, Some(0), "{err}");
+
+    // A project used both ways: a direct claim refused because a reservation holds its lane
+    // does not replay on lanes alone, and the audit's message says why.
+    d.dispatch("general").unwrap().unwrap();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    lanes.claim("site", "by-hand").unwrap_err();
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        out.contains("(the project site is used both directly and through the dispatcher;"),
+        "{out}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
 fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
     let schema = one_pair();
     let dir = tempfile::tempdir().unwrap();
@@ -347,6 +388,15 @@ fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
             "2026-11-30T09:00:00Z",
         ],
         "before it starts",
+    );
+    refused(
+        &[
+            "--since",
+            "2026-11-30T10:00:00Z",
+            "--until",
+            "2026-11-30T10:00:00Z",
+        ],
+        "the window starts and ends at 2026-11-30T10:00:00.000Z",
     );
 
     // Corrupted rows are named by their number.

@@ -103,6 +103,11 @@ impl fmt::Display for ExportError {
                 "the project {} appears nowhere in the journal",
                 Quoted(p)
             ),
+            ExportError::EmptyWindow { since, until } if since == until => write!(
+                f,
+                "the window starts and ends at {since}: nothing can fall in it (its end is not \
+                 part of it)"
+            ),
             ExportError::EmptyWindow { since, until } => write!(
                 f,
                 "the window ends ({until}) before it starts ({since}): nothing can fall in it"

@@ -72,6 +72,13 @@ pub enum JournalError {
         /// Dispatcher operations among them.
         dispatcher: usize,
     },
+    /// A project asked for appears only among the other kind's operations.
+    OtherKind {
+        /// The project.
+        project: Label,
+        /// The kind whose operations name it.
+        kind: Kind,
+    },
     /// The window starts before rows the journal no longer holds: they were pruned.
     Pruned {
         /// The window's start.
@@ -94,6 +101,16 @@ impl fmt::Display for JournalError {
                 "these transitions hold {lanes} direct lane operations and {dispatcher} \
                  dispatcher operations; a record shows one or the other: choose with \
                  --kind lanes or --kind dispatcher"
+            ),
+            JournalError::OtherKind { project, kind } => write!(
+                f,
+                "the project {project} appears only among the journal's {}: export it with \
+                 --kind {}",
+                match kind {
+                    Kind::Lanes => "direct lane operations",
+                    Kind::Dispatcher => "dispatcher operations",
+                },
+                kind.as_str()
             ),
             JournalError::Pruned { since, before } => write!(
                 f,
@@ -374,6 +391,27 @@ impl Stored {
                 seq: of.get(entry).map_or(0, |e| e.seq),
                 message,
             },
+            ExportError::UnknownProject(project) => {
+                let other = match kind {
+                    Kind::Lanes => Kind::Dispatcher,
+                    Kind::Dispatcher => Kind::Lanes,
+                };
+                let named = match other {
+                    Kind::Lanes => self.start.leases().any(|(k, _)| k.project == project),
+                    Kind::Dispatcher => self.start.reservations().any(|v| v.project == project),
+                } || self
+                    .of(other)
+                    .iter()
+                    .any(|e| e.project() == Some(project.as_str()));
+                if named {
+                    JournalError::OtherKind {
+                        project,
+                        kind: other,
+                    }
+                } else {
+                    JournalError::Export(ExportError::UnknownProject(project))
+                }
+            }
             e => JournalError::Export(e),
         })?;
         Ok((kind, record))
@@ -396,10 +434,44 @@ impl Stored {
                 }
             }
         }
+        if let Some(found) = &mut first {
+            self.note_both_kinds(found);
+        }
         Ok(Audit {
             transitions,
             mismatch: first,
         })
+    }
+
+    /// Says so in `found`'s message when its row's project is used both directly and through
+    /// the dispatcher: each kind replays on its own, so such a project may not replay.
+    fn note_both_kinds(&self, found: &mut Mismatch) {
+        let Ok(i) = self.entries.binary_search_by_key(&found.seq, |e| e.seq) else {
+            return;
+        };
+        let Some(project) = self.entries[i].project() else {
+            return;
+        };
+        let names = |lanes: bool| {
+            self.entries
+                .iter()
+                .any(|e| e.lanes == lanes && e.project() == Some(project))
+        };
+        let held = self
+            .start
+            .leases()
+            .any(|(k, _)| k.project.as_str() == project);
+        let reserved = self
+            .start
+            .reservations()
+            .any(|v| v.project.as_str() == project);
+        if (held || names(true)) && (reserved || names(false)) {
+            found.message.push_str(&format!(
+                " (the project {project} is used both directly and through the dispatcher; \
+                 each replays on its own, so a claim refused because a reservation held the \
+                 lane, or the like, does not replay: keep such projects apart)"
+            ));
+        }
     }
 
     /// The journals an audit of `kind` replays, each with its rows. Lane operations on

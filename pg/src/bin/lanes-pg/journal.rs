@@ -66,10 +66,10 @@ pub struct ExportArgs {
     #[arg(long = "project", value_name = "P")]
     projects: Vec<String>,
     /// Only transitions from T on (RFC 3339 or a span before now: 1h)
-    #[arg(long, value_name = "T", value_parser = times::parse)]
+    #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true)]
     since: Option<Timestamp>,
     /// Only transitions before T
-    #[arg(long, value_name = "T", value_parser = times::parse)]
+    #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true)]
     until: Option<Timestamp>,
     /// Write the record to FILE (default: stdout)
     #[arg(long, value_name = "FILE")]
@@ -94,7 +94,7 @@ pub struct AuditArgs {
     #[command(flatten)]
     pub place: Place,
     /// Only transitions from T on, starting from the state then
-    #[arg(long, value_name = "T", value_parser = times::parse)]
+    #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true)]
     since: Option<Timestamp>,
     /// Print the verdict as JSON
     #[arg(long)]
@@ -107,7 +107,7 @@ pub struct PruneArgs {
     #[command(flatten)]
     pub place: Place,
     /// Remove the transitions before T (RFC 3339 or a span before now: 30d)
-    #[arg(long, value_name = "T", value_parser = times::parse, required = true)]
+    #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true, required = true)]
     before: Option<Timestamp>,
     /// Print what was removed as JSON
     #[arg(long)]

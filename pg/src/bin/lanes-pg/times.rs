@@ -13,6 +13,22 @@ pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
              2026-11-30T11:00:00.250+01:00) nor a span before now (90s, 15m, 1h, 2d, 1h30m)"
         )
     };
+    if text.starts_with("--") {
+        return Err(format!(
+            "{text:?} is an option, not a time: give the time right after the option asking \
+             for it"
+        ));
+    }
+    if text.starts_with('-') {
+        return Err(format!(
+            "{text:?}: a span already counts back from now; write it without the minus (1h, 2d)"
+        ));
+    }
+    // A record's own form first: it reaches the record format's last millisecond
+    // (9999-12-31T23:59:59.999Z), past the latest time the general reader takes.
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return Ok(at);
+    }
     let at = if let Ok(at) = text.parse::<jiff::Timestamp>() {
         u64::try_from(at.as_millisecond()).map_err(|_| format!("{text:?} is before 1970"))?
     } else {
@@ -85,6 +101,20 @@ mod tests {
             at("2026-11-30T11:00:00.250+01:00").unwrap(),
             "2026-11-30T10:00:00.250Z"
         );
+    }
+
+    #[test]
+    fn the_record_formats_last_millisecond_is_a_time() {
+        let at = parse_at("9999-12-31T23:59:59.999Z", now()).unwrap();
+        assert_eq!(at.to_string(), "9999-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn a_span_with_a_minus_is_refused_with_the_way_to_write_it() {
+        let e = parse_at("-1h", now()).unwrap_err();
+        assert!(e.contains("write it without the minus"), "{e}");
+        let e = parse_at("--json", now()).unwrap_err();
+        assert!(e.contains("\"--json\" is an option, not a time"), "{e}");
     }
 
     #[test]
