@@ -533,6 +533,35 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     let (_, out, _) = lanes_pg(&["prune", &url(), &schema, "--before", &cut, "--json"]);
     let pruned: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(pruned["removed"], 0);
+
+    // Pruning everything: the start keeps what is live (b-2, dispatched), not r, which is done
+    // and never changes again; a later row naming r reads it from the reservations table.
+    std::thread::sleep(Duration::from_millis(20));
+    let (code, _, err) = lanes_pg(&["prune", &url(), &schema, "--before", "0s"]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    let start: String = client
+        .query_one(
+            &format!("SELECT state FROM {schema}.lanes_journal_start"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(start.contains("b-2") && !start.contains("b-1"), "{start}");
+    assert_eq!(
+        d.cancel(r).unwrap_err().to_string(),
+        "NOT_QUEUED: only a queued reservation can be cancelled"
+    );
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "the 1 transition matches"),
+        "{err}"
+    );
+    let file = dir.path().join("after.json");
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(replayed(&file), Ok(1));
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]

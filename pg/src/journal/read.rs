@@ -174,6 +174,10 @@ pub(crate) fn read_in(
         )
         .map_err(PgError::from)?;
     let entries = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+    let mut start = start;
+    if start_seq > 0 {
+        add_settled(tx, schema, &mut start, &entries)?;
+    }
     check_reservations(&start, &entries)?;
     Ok(Stored {
         start,
@@ -184,6 +188,64 @@ pub(crate) fn read_in(
     })
 }
 
+/// Adds to a pruned journal's `start` the settled reservations its rows name that no row
+/// enqueued: the start keeps only live ones, and a settled one never changes again, so the
+/// `reservations` table still holds it as it was at the prune.
+fn add_settled(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    start: &mut State,
+    entries: &[StoredEntry],
+) -> Result<(), JournalError> {
+    let enqueued: std::collections::HashSet<ReservationId> = entries
+        .iter()
+        .filter_map(|e| match (&e.entry.call, &e.entry.answer) {
+            (Call::Enqueue { .. }, Answer::Reservation(view)) => Some(view.id),
+            _ => None,
+        })
+        .collect();
+    let mut wanted: Vec<i64> = entries
+        .iter()
+        .filter_map(|e| named_reservation(&e.entry))
+        .filter(|id| !enqueued.contains(id) && start.reservation(*id).is_none())
+        .filter_map(|id| i64::try_from(id.number()).ok())
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let rows = tx
+        .query(
+            &format!(
+                "SELECT id, queue, project, run, state, outcome FROM {schema}.reservations \
+                 WHERE id = ANY($1) AND state IN ('done', 'cancelled', 'resolved')"
+            ),
+            &[&wanted],
+        )
+        .map_err(PgError::from)?;
+    for row in &rows {
+        let view = crate::rows::reservation_view(row).map_err(JournalError::Pg)?;
+        start.add_reservation(view);
+    }
+    Ok(())
+}
+
+/// The reservation a call names by id (a dispatch's is in its answer).
+fn named_reservation(entry: &Entry) -> Option<ReservationId> {
+    match (&entry.call, &entry.answer) {
+        (
+            Call::Finish { reservation, .. }
+            | Call::Persist { reservation, .. }
+            | Call::Cancel { reservation }
+            | Call::Resolve { reservation },
+            _,
+        ) => Some(*reservation),
+        (_, Answer::Dispatched(view)) => Some(view.id),
+        _ => None,
+    }
+}
+
 /// Every row naming a reservation names one enqueued before it (or held by the saved start):
 /// the library journals no call on a reservation that does not exist, so such a row was not
 /// written by it (a record would leave the row out, and a replay would miss it).
@@ -191,21 +253,11 @@ fn check_reservations(start: &State, entries: &[StoredEntry]) -> Result<(), Jour
     let mut known: std::collections::HashSet<ReservationId> =
         start.reservations().map(|v| v.id).collect();
     for e in entries {
-        let named = match (&e.entry.call, &e.entry.answer) {
-            (Call::Enqueue { .. }, Answer::Reservation(view)) => {
-                known.insert(view.id);
-                None
-            }
-            (
-                Call::Finish { reservation, .. }
-                | Call::Persist { reservation, .. }
-                | Call::Cancel { reservation }
-                | Call::Resolve { reservation },
-                _,
-            ) => Some(*reservation),
-            (_, Answer::Dispatched(view)) => Some(view.id),
-            _ => None,
-        };
+        if let (Call::Enqueue { .. }, Answer::Reservation(view)) = (&e.entry.call, &e.entry.answer)
+        {
+            known.insert(view.id);
+        }
+        let named = named_reservation(&e.entry);
         if let Some(id) = named.filter(|id| !known.contains(id)) {
             return Err(JournalError::Corrupt {
                 seq: e.seq,

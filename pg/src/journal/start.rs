@@ -1,14 +1,18 @@
 //! Where a pruned journal starts: the state after the pruned rows, as the JSON kept in
-//! `lanes_journal_start`.
+//! `lanes_journal_start`: the leases holding lanes and the reservations not yet settled. A
+//! settled reservation (done, cancelled, resolved) never changes again, and the `reservations`
+//! table keeps it: reading fetches one from there when a later row names it, so the start stays
+//! as small as what is live.
 
 use project_lanes::Label;
-use project_lanes::dispatch::ReservationView;
+use project_lanes::dispatch::{ReservationState, ReservationView};
 use project_lanes::journal::{LeaseKey, State};
 use serde::{Deserialize, Serialize};
 
 use super::JournalError;
 
-/// The state as saved: the leases holding lanes, and every reservation.
+/// The state as saved: the leases holding lanes, and the reservations not yet settled (older
+/// starts hold every reservation, and read the same).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Saved {
@@ -36,9 +40,21 @@ pub(crate) fn encode(state: &State) -> String {
                 stop_requested: stop,
             })
             .collect(),
-        reservations: state.reservations().cloned().collect(),
+        reservations: state
+            .reservations()
+            .filter(|v| !settled(v.state))
+            .cloned()
+            .collect(),
     };
     serde_json::to_string(&saved).unwrap_or_else(|_| unreachable!("plain data serializes"))
+}
+
+/// Whether a reservation in `state` never changes again.
+pub(crate) fn settled(state: ReservationState) -> bool {
+    matches!(
+        state,
+        ReservationState::Done | ReservationState::Cancelled | ReservationState::Resolved
+    )
 }
 
 pub(crate) fn decode(text: &str, seq: i64) -> Result<State, JournalError> {

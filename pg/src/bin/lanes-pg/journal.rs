@@ -279,6 +279,7 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
     }
     match (&audit.mismatch, args.json) {
         (None, true) => say_json(out, &json!({"transitions": n, "match": true})),
+        (None, false) if n == 1 => say!(out, "the 1 transition matches"),
         (None, false) => say!(out, "all {n} transitions match"),
         (Some(m), true) => {
             say_json(
