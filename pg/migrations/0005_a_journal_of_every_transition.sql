@@ -89,10 +89,7 @@ CREATE TABLE lanes_journal (
 CREATE INDEX lanes_journal_at ON lanes_journal (at);
 
 -- What the journal held before its first row, once older rows are pruned: the state after
--- every row up to `seq` (JSON written and read by the crate: the leases held and the
--- reservations not yet settled; a settled one, which never changes again, is read from
--- `reservations` when a later row names it), and a time every pruned row is before (the last
--- one's plus a millisecond): an export or audit from earlier is refused.
+-- every row up to `seq` (JSON written and read by the crate), and the time the prune cut at.
 CREATE TABLE lanes_journal_start (
     seq bigint PRIMARY KEY,
     before timestamptz NOT NULL,

@@ -75,6 +75,16 @@ fn one_pair() -> String {
     schema
 }
 
+/// The time now, as the command line takes it.
+fn now() -> String {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    project_lanes::record::Timestamp::from_millis(since_epoch.as_millis() as u64)
+        .unwrap()
+        .to_string()
+}
+
 /// The `seq` of the journal's first row of `op` with `code` for `project`.
 fn seq_of(schema: &str, op: &str, code: &str, project: &str) -> i64 {
     let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
@@ -474,14 +484,7 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     d.enqueue("general", "build", "b-2").unwrap();
     d.dispatch("general").unwrap().unwrap();
     std::thread::sleep(Duration::from_millis(20));
-    let cut = project_lanes::record::Timestamp::from_millis(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64,
-    )
-    .unwrap()
-    .to_string();
+    let cut = now();
     std::thread::sleep(Duration::from_millis(20));
     // After the cut: a late release of a lease released before it, the held lease's release,
     // and the dispatched reservation's end.
@@ -548,6 +551,9 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
         .unwrap()
         .get(0);
     assert!(start.contains("b-2") && !start.contains("b-1"), "{start}");
+    std::thread::sleep(Duration::from_millis(20));
+    let after_prune = now();
+    std::thread::sleep(Duration::from_millis(20));
     assert_eq!(
         d.cancel(r).unwrap_err().to_string(),
         "NOT_QUEUED: only a queued reservation can be cancelled"
@@ -562,6 +568,33 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     let (code, _, err) = export(&schema, &file, &[]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(replayed(&file), Ok(1));
+
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--since", &after_prune]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "the 1 transition matches"),
+        "{err}"
+    );
+
+    // A prune by an earlier lanes-pg kept its --before, here one in the future: the first row
+    // kept bounds the pruned ones instead, and a window from it is taken.
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal_start SET before = '2030-01-01T00:00:00Z'"
+    ));
+    let (code, _, err) = lanes_pg(&["audit", &url(), &schema, "--since", &after_prune]);
+    assert_eq!(code, Some(1));
+    let bound = err
+        .split("start at ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(bound.starts_with("20") && bound < "2030", "{err}");
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--since", bound]);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "the 1 transition matches"),
+        "{err}"
+    );
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]

@@ -46,7 +46,7 @@ impl Journal {
             return Err(ExportError::TooManySteps(kept.len()));
         }
         let mut cut = Cut::new(self, &at_start, &kept, selected)?;
-        let steps = cut.steps(&at_start, &kept)?;
+        let steps = cut.steps(&at_start, &kept, export.size_limit)?;
         let final_lanes = steps.last().map(|s| s.lanes.clone()).unwrap_or_default();
         let record = Record {
             format: FORMAT.into(),
@@ -329,6 +329,7 @@ impl Cut {
         &mut self,
         at_start: &State,
         kept: &[(usize, &Entry)],
+        size_limit: bool,
     ) -> Result<Vec<Step>, ExportError> {
         let dispatcher = self.dispatcher;
         let mut state = at_start.clone();
@@ -360,7 +361,7 @@ impl Cut {
                     .collect()
             });
             least_bytes += least_json_bytes(&lanes, reservations.as_deref());
-            if least_bytes > MAX_RECORD_BYTES {
+            if size_limit && least_bytes > MAX_RECORD_BYTES {
                 return Err(ExportError::TooLarge);
             }
             steps.push(Step {

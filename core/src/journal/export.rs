@@ -38,6 +38,7 @@ pub struct Export {
     pub(super) projects: Vec<Label>,
     pub(super) since: Option<Timestamp>,
     pub(super) until: Option<Timestamp>,
+    pub(super) size_limit: bool,
 }
 
 /// Why a journal could not become a record.
@@ -163,6 +164,7 @@ impl Export {
             projects: Vec::new(),
             since: None,
             until: None,
+            size_limit: true,
         })
     }
 
@@ -190,6 +192,14 @@ impl Export {
     /// Only the entries before `until` (exclusive).
     pub fn until(mut self, until: Timestamp) -> Export {
         self.until = Some(until);
+        self
+    }
+
+    /// No limit on the record's size, for a record that is replayed, never written (an audit
+    /// of one step whose snapshot alone is larger than readers take): the cut then takes
+    /// memory as its snapshots grow.
+    pub fn without_size_limit(mut self) -> Export {
+        self.size_limit = false;
         self
     }
 

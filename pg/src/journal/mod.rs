@@ -72,6 +72,10 @@ pub enum JournalError {
         /// Dispatcher operations among them.
         dispatcher: usize,
     },
+    /// The dispatcher's operations hold more projects at once than a replay shows (64): they
+    /// replay together (a dispatch looks at every project of its queue), so they cannot be
+    /// audited.
+    DispatcherTooWide(usize),
     /// A project asked for appears only among the other kind's operations.
     OtherKind {
         /// The project.
@@ -101,6 +105,13 @@ impl fmt::Display for JournalError {
                 "these transitions hold {lanes} direct lane operations and {dispatcher} \
                  dispatcher operations; a record shows one or the other: choose with \
                  --kind lanes or --kind dispatcher"
+            ),
+            JournalError::DispatcherTooWide(n) => write!(
+                f,
+                "the dispatcher's operations hold {n} projects at once (live reservations and \
+                 the projects their transitions name); they replay together, and a replay shows \
+                 at most {MAX_PROJECTS} projects: the dispatcher's part of this journal cannot be \
+                 audited (its direct lane operations can, in groups)"
             ),
             JournalError::OtherKind { project, kind } => write!(
                 f,
@@ -534,11 +545,14 @@ fn audit_rows(
     rest.forget_first(lo);
     let mut done = lo;
     // In pieces, each starting from the state after the last, so that a long journal replays
-    // in bounded memory and past a record's step limit. A piece too large for a record (a
-    // dispatcher's snapshots list every reservation it holds, after every step) is halved.
-    let mut piece_len = AUDIT_PIECE;
+    // in bounded memory and past a record's step limit. A dispatcher's snapshots list every
+    // reservation it holds after every step, so its pieces are shorter while many are live.
+    // A piece is replayed, never written: readers' size limit does not apply.
+    let export = Export::new("audit", "audit")
+        .map_err(JournalError::Export)?
+        .without_size_limit();
     while done < of.len() {
-        let n = piece_len.min(of.len() - done);
+        let n = piece_len(kind, rest.start()).min(of.len() - done);
         let rows = &of[done..done + n];
         let mut piece = if kind == Kind::Lanes {
             Journal::lanes()
@@ -547,7 +561,6 @@ fn audit_rows(
         }
         .starting_from(rest.start().clone());
         piece.extend(rest.entries()[..n].iter().cloned());
-        let export = Export::new("audit", "audit").map_err(JournalError::Export)?;
         let found = match piece.record(&export) {
             Ok(record) => {
                 *transitions += record.steps.len();
@@ -558,12 +571,11 @@ fn audit_rows(
                 })
             }
             Err(ExportError::Nothing) => None,
-            Err(ExportError::TooLarge) if n > 1 => {
-                piece_len = n / 2;
-                continue;
-            }
             Err(ExportError::Inconsistent { entry, message }) => {
                 Some(mismatch_at(rows.get(entry).copied(), message))
+            }
+            Err(ExportError::TooManyProjects(n)) => {
+                return Err(JournalError::DispatcherTooWide(n));
             }
             Err(e) => return Err(JournalError::Export(e)),
         };
@@ -575,6 +587,28 @@ fn audit_rows(
     }
     Ok(None)
 }
+
+/// How many transitions an audit replays at a time, from `start`: [`AUDIT_PIECE`], or for a
+/// dispatcher fewer while many reservations are live, so that its snapshots (each step's lists
+/// every reservation the piece holds: the live ones and at most one more per step) stay within
+/// [`AUDIT_VIEWS`], whatever their labels' length.
+fn piece_len(kind: Kind, start: &State) -> usize {
+    if kind == Kind::Lanes {
+        return AUDIT_PIECE;
+    }
+    let live = start
+        .reservations()
+        .filter(|v| !start::settled(v.state))
+        .count();
+    let mut n = AUDIT_PIECE;
+    while n > 1 && n * (live + n) > AUDIT_VIEWS {
+        n /= 2;
+    }
+    n
+}
+
+/// Reservations a piece's snapshots may list in all: about 110 MB in memory.
+const AUDIT_VIEWS: usize = 1_000_000;
 
 /// How many transitions an audit replays at a time.
 const AUDIT_PIECE: usize = 2_000;
@@ -751,6 +785,53 @@ mod tests {
         };
         let audit = stored.audit(None).unwrap();
         assert_eq!((audit.transitions, audit.mismatch), (3_000, None));
+    }
+
+    #[test]
+    fn an_audit_replays_a_step_whose_snapshot_alone_is_larger_than_a_record() {
+        // 80,000 queued reservations with the longest labels: one step's snapshot is over
+        // 16 MiB written compactly.
+        let general = Label::new("general").unwrap();
+        let long = |prefix: &str, n: u64| {
+            Label::new(&format!("{prefix}{n:0>width$}", width = 80 - prefix.len())).unwrap()
+        };
+        let view = |n: u64| project_lanes::dispatch::ReservationView {
+            id: project_lanes::dispatch::ReservationId::from_number(n).unwrap(),
+            queue: general.clone(),
+            project: long("p", n % 64),
+            run: long("run-", n),
+            state: project_lanes::dispatch::ReservationState::Queued,
+            outcome: None,
+        };
+        let mut start = State::new();
+        for n in 1..=80_000 {
+            start.add_reservation(view(n));
+        }
+        let last = view(80_001);
+        let call = Call::Enqueue {
+            queue: "general".into(),
+            project: last.project.to_string(),
+            run: last.run.to_string(),
+        };
+        let stored = Stored {
+            start,
+            start_seq: 7,
+            pruned_before: None,
+            queues: vec![general.clone()],
+            entries: vec![StoredEntry {
+                seq: 8,
+                lanes: false,
+                via: None,
+                entry: Entry {
+                    at: None,
+                    actor: None,
+                    call,
+                    answer: Answer::Reservation(last),
+                },
+            }],
+        };
+        let audit = stored.audit(None).unwrap();
+        assert_eq!((audit.transitions, audit.mismatch), (1, None));
     }
 
     #[test]

@@ -174,6 +174,13 @@ pub(crate) fn read_in(
         )
         .map_err(PgError::from)?;
     let entries = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+    // A prune by an earlier lanes-pg kept its `--before`, which may lie past rows written after
+    // it: the first row kept bounds the pruned ones too (they drew earlier numbers).
+    let first = entries.first().and_then(|e| e.entry.at);
+    let pruned_before = match (pruned_before, first) {
+        (Some(before), Some(first)) if before.millis() > first.millis() + 1 => Some(first),
+        (before, _) => before,
+    };
     let mut start = start;
     if start_seq > 0 {
         add_settled(tx, schema, &mut start, &entries)?;

@@ -2,7 +2,9 @@
 //! `lanes_journal_start`: the leases holding lanes and the reservations not yet settled. A
 //! settled reservation (done, cancelled, resolved) never changes again, and the `reservations`
 //! table keeps it: reading fetches one from there when a later row names it, so the start stays
-//! as small as what is live.
+//! as small as what is live. Its `before` is a time every pruned row is before: the last one's
+//! plus a millisecond (a prune by an earlier lanes-pg kept its `--before`, which may lie past
+//! rows written after it; reading then takes the first row kept as the bound).
 
 use project_lanes::Label;
 use project_lanes::dispatch::{ReservationState, ReservationView};
