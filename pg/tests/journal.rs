@@ -336,12 +336,12 @@ fn a_project_asked_of_the_other_kind_is_named_with_the_kind_that_shows_it() {
         (
             "site",
             "lanes",
-            "the project site appears only among the journal's dispatcher operations: export it with --kind dispatcher",
+            "the project site appears only among the journal's dispatcher operations: export it in a record of its own, with --kind dispatcher",
         ),
         (
             "docs",
             "dispatcher",
-            "the project docs appears only among the journal's direct lane operations: export it with --kind lanes",
+            "the project docs appears only among the journal's direct lane operations: export it in a record of its own, with --kind lanes",
         ),
     ] {
         let (code, _, err) = export(&schema, &file, &["--project", project, "--kind", kind]);

@@ -103,8 +103,8 @@ impl fmt::Display for JournalError {
             JournalError::MixedKinds { lanes, dispatcher } => write!(
                 f,
                 "these transitions hold {lanes} direct lane operations and {dispatcher} \
-                 dispatcher operations; a record shows one or the other: choose with \
-                 --kind lanes or --kind dispatcher"
+                 dispatcher operations; a record shows one or the other: export each in a \
+                 record of its own, with --kind lanes and --kind dispatcher"
             ),
             JournalError::DispatcherTooWide(n) => write!(
                 f,
@@ -115,8 +115,8 @@ impl fmt::Display for JournalError {
             ),
             JournalError::OtherKind { project, kind } => write!(
                 f,
-                "the project {project} appears only among the journal's {}: export it with \
-                 --kind {}",
+                "the project {project} appears only among the journal's {}: export it in a \
+                 record of its own, with --kind {}",
                 match kind {
                     Kind::Lanes => "direct lane operations",
                     Kind::Dispatcher => "dispatcher operations",

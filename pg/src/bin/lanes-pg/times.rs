@@ -19,18 +19,15 @@ pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
              for it"
         ));
     }
-    if text.starts_with('-') {
+    if let Some(unsigned) = text.strip_prefix('-')
+        && span(unsigned).is_some()
+    {
         return Err(format!(
             "{text:?}: a span already counts back from now; write it without the minus (1h, 2d)"
         ));
     }
-    // A record's own form first: it reaches the record format's last millisecond
-    // (9999-12-31T23:59:59.999Z), past the latest time the general reader takes.
-    if let Ok(at) = text.parse::<Timestamp>() {
-        return Ok(at);
-    }
-    let at = if let Ok(at) = text.parse::<jiff::Timestamp>() {
-        u64::try_from(at.as_millisecond()).map_err(|_| format!("{text:?} is before 1970"))?
+    let at = if let Some(millis) = rfc3339_millis(text) {
+        u64::try_from(millis).map_err(|_| format!("{text:?} is before 1970"))?
     } else {
         let span = span(text).ok_or_else(explain)?;
         let now = now
@@ -42,6 +39,22 @@ pub fn parse_at(text: &str, now: SystemTime) -> Result<Timestamp, String> {
         u64::try_from(at.as_millis()).map_err(|_| explain())?
     };
     Timestamp::from_millis(at).map_err(|e| e.to_string())
+}
+
+/// `text` in RFC 3339 as milliseconds since 1970 (negative before), read by its pieces: a
+/// `jiff::Timestamp` stops a day short of the record format's last millisecond
+/// (9999-12-31T23:59:59.999Z).
+fn rfc3339_millis(text: &str) -> Option<i128> {
+    use jiff::fmt::temporal::{Pieces, PiecesOffset};
+    let pieces = Pieces::parse(text).ok()?;
+    let offset = match pieces.offset()? {
+        PiecesOffset::Zulu => 0,
+        PiecesOffset::Numeric(numeric) => numeric.offset().seconds(),
+        _ => return None,
+    };
+    let local = pieces.date().to_datetime(pieces.time()?);
+    let epoch = jiff::civil::date(1970, 1, 1).to_datetime(jiff::civil::Time::midnight());
+    Some(local.duration_since(epoch).as_millis() - i128::from(offset) * 1000)
 }
 
 /// A span such as `90s`, `15m`, `1h30m`, `2d`, `1w`: numbers each with a unit (`ms`, `s`, `m`,
@@ -104,9 +117,21 @@ mod tests {
     }
 
     #[test]
-    fn the_record_formats_last_millisecond_is_a_time() {
-        let at = parse_at("9999-12-31T23:59:59.999Z", now()).unwrap();
-        assert_eq!(at.to_string(), "9999-12-31T23:59:59.999Z");
+    fn the_record_formats_last_day_is_read_in_every_spelling() {
+        for (text, read) in [
+            ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"),
+            ("9999-12-31T23:59:59.999000Z", "9999-12-31T23:59:59.999Z"),
+            ("9999-12-31T23:59:59.999+00:00", "9999-12-31T23:59:59.999Z"),
+            ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59.000Z"),
+            ("9999-12-30T22:00:01Z", "9999-12-30T22:00:01.000Z"),
+            ("1970-01-01T01:00:00+01:00", "1970-01-01T00:00:00.000Z"),
+        ] {
+            assert_eq!(parse_at(text, now()).unwrap().to_string(), read, "{text}");
+        }
+        let e = parse_at("1969-12-31T23:59:59Z", now()).unwrap_err();
+        assert!(e.contains("is before 1970"), "{e}");
+        let e = parse_at("-2026-01-01T00:00:00Z", now()).unwrap_err();
+        assert!(e.contains("is neither a time in RFC 3339"), "{e}");
     }
 
     #[test]
