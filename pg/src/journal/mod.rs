@@ -688,6 +688,26 @@ mod tests {
 
     use super::*;
 
+    /// The row `seq`: an enqueue that answered `view`.
+    fn enqueued(seq: i64, view: project_lanes::dispatch::ReservationView) -> StoredEntry {
+        let call = Call::Enqueue {
+            queue: view.queue.to_string(),
+            project: view.project.to_string(),
+            run: view.run.to_string(),
+        };
+        StoredEntry {
+            seq,
+            lanes: false,
+            via: None,
+            entry: Entry {
+                at: None,
+                actor: None,
+                call,
+                answer: Answer::Reservation(view),
+            },
+        }
+    }
+
     /// `pairs` claims and releases of one project, as rows numbered from 1.
     fn pairs(pairs: u64) -> Stored {
         let project = Label::new("docs").unwrap();
@@ -758,22 +778,7 @@ mod tests {
                 state: project_lanes::dispatch::ReservationState::Queued,
                 outcome: None,
             };
-            let call = Call::Enqueue {
-                queue: "general".into(),
-                project: view.project.to_string(),
-                run: view.run.to_string(),
-            };
-            StoredEntry {
-                seq: n as i64,
-                lanes: false,
-                via: None,
-                entry: Entry {
-                    at: None,
-                    actor: None,
-                    call,
-                    answer: Answer::Reservation(view),
-                },
-            }
+            enqueued(n as i64, view)
         });
         let queues = vec![general.clone()];
         let stored = Stored {
@@ -807,28 +812,12 @@ mod tests {
         for n in 1..=80_000 {
             start.add_reservation(view(n));
         }
-        let last = view(80_001);
-        let call = Call::Enqueue {
-            queue: "general".into(),
-            project: last.project.to_string(),
-            run: last.run.to_string(),
-        };
         let stored = Stored {
             start,
             start_seq: 7,
             pruned_before: None,
             queues: vec![general.clone()],
-            entries: vec![StoredEntry {
-                seq: 8,
-                lanes: false,
-                via: None,
-                entry: Entry {
-                    at: None,
-                    actor: None,
-                    call,
-                    answer: Answer::Reservation(last),
-                },
-            }],
+            entries: vec![enqueued(8, view(80_001))],
         };
         let audit = stored.audit(None).unwrap();
         assert_eq!((audit.transitions, audit.mismatch), (1, None));
