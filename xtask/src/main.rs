@@ -54,6 +54,8 @@ tasks:
                     browser benchmarks (mount, switch, large records, replay, timeline),
                     those whose names contain FILTER, in engine E (default chromium, the
                     reference for the targets)
+  pg-test [FILTER]  only the tests of project-lanes-pg (those whose names contain FILTER),
+                    the ignored PostgreSQL ones included, on a throwaway cluster
   pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
   help              this text
 
@@ -79,6 +81,8 @@ fn main() -> ExitCode {
         ["screenshots", rest @ ..] => screenshots(rest),
         ["size"] => size::size(),
         ["bench", rest @ ..] => bench(rest),
+        ["pg-test"] => pg_test(None),
+        ["pg-test", filter] if !filter.starts_with('-') => pg_test(Some(filter)),
         ["pg-bench"] => {
             postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
         }
@@ -134,10 +138,7 @@ fn test() -> Result<()> {
     step("native tests (cargo test --workspace, as on a machine without PostgreSQL)");
     postgres::without_database(&root, &["test", "--workspace"])?;
     step("the PostgreSQL tests, ignored above, on a throwaway PostgreSQL");
-    postgres::with_cluster(
-        &root,
-        &["test", "-p", "project-lanes-pg", "--", "--include-ignored"],
-    )?;
+    pg_test(None)?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,
@@ -155,6 +156,14 @@ fn test() -> Result<()> {
     smoke::smoke_test_dist(&dist, &engines)?;
     step("all checks passed");
     Ok(())
+}
+
+/// `pg-test [FILTER]`: the tests of `project-lanes-pg`, the database ones included, on a
+/// throwaway cluster, as `test` runs them.
+fn pg_test(filter: Option<&str>) -> Result<()> {
+    let mut args = vec!["test", "-p", "project-lanes-pg", "--", "--include-ignored"];
+    args.extend(filter);
+    postgres::with_cluster(&project_root(), &args)
 }
 
 /// `browser [--engine E] [--repeat N] [FILTER]` or `browser --interactive FILE [FILTER]`.
