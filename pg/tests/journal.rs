@@ -597,6 +597,145 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     );
 }
 
+/// How many rows `schema`'s journal holds.
+fn rows(schema: &str) -> i64 {
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    client
+        .query_one(&format!("SELECT count(*) FROM {schema}.lanes_journal"), &[])
+        .unwrap()
+        .get(0)
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_prune_before_a_time_after_the_servers_now_is_refused_and_removes_nothing() {
+    let schema = one_pair();
+    // A mistyped year, a day ahead, with or without --dry-run and --json: a usage error, one
+    // line saying the server's time, and the journal whole.
+    let tomorrow = {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        project_lanes::record::Timestamp::from_millis(now.as_millis() as u64 + 86_400_000)
+            .unwrap()
+            .to_string()
+    };
+    let url = url();
+    for extra in [
+        &[][..],
+        &["--json"],
+        &["--dry-run"],
+        &["--dry-run", "--json"],
+    ] {
+        for before in ["2099-01-01T00:00:00Z", &tomorrow] {
+            let mut args = vec!["prune", &url, &schema, "--before", before];
+            args.extend_from_slice(extra);
+            let (code, out, err) = lanes_pg(&args);
+            assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(
+                err.starts_with("lanes-pg: ")
+                    && err.contains("is after the server's time, 20")
+                    && err.contains("nothing was removed"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(rows(&schema), 2);
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 2 transitions match"),
+        "{err}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_dry_run_says_what_a_prune_would_remove_and_removes_nothing() {
+    let schema = fresh_schema();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    for n in 1..=3 {
+        let lease = lanes.claim("docs", &format!("nightly-{n}")).unwrap();
+        lanes.release(&lease, Outcome::Succeeded).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    let cut = now();
+    std::thread::sleep(Duration::from_millis(20));
+    let lease = lanes.claim("docs", "nightly-4").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+
+    let url = url();
+    let prune = |extra: &[&str]| {
+        let mut args = vec!["prune", &url, &schema, "--before", &cut];
+        args.extend_from_slice(extra);
+        lanes_pg(&args)
+    };
+    let (code, out, err) = prune(&["--dry-run"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "would remove 6 transitions before {cut}; the journal would then start after \
+             transition {} (2 remain); nothing was removed (--dry-run)\n",
+            seq_of(&schema, "release", "OK", "docs") + 4
+        )
+    );
+    let (code, out, err) = prune(&["--dry-run", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            &said["dry_run"],
+            &said["would_remove"],
+            &said["would_remain"],
+            &said["before"]
+        ),
+        (
+            &serde_json::json!(true),
+            &serde_json::json!(6),
+            &serde_json::json!(2),
+            &serde_json::json!(cut)
+        ),
+        "{out}"
+    );
+    assert_eq!(rows(&schema), 8, "a dry run removes nothing");
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 8 transitions match"),
+        "{err}"
+    );
+    // The prune itself removes what the dry run said.
+    let (code, out, err) = prune(&["--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let pruned: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            &pruned["removed"],
+            &pruned["remaining"],
+            &pruned["starts_after"]
+        ),
+        (
+            &said["would_remove"],
+            &said["would_remain"],
+            &said["would_start_after"]
+        ),
+        "{out}"
+    );
+    assert_eq!(rows(&schema), 2);
+    // Nothing before the time: the dry run says so as the prune does.
+    let (code, out, err) = prune(&["--dry-run"]);
+    assert_eq!(
+        (code, out),
+        (
+            Some(0),
+            format!("nothing before {cut}: 2 transitions kept\n")
+        ),
+        "{err}"
+    );
+}
+
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn an_export_replaces_only_a_regular_file_and_keeps_its_permissions() {

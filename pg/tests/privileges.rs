@@ -103,6 +103,11 @@ fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
         "{err}"
     );
 
+    // A dry run only reads: the application role may ask.
+    let (code, out, err) =
+        common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s", "--dry-run"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("would remove 2 transitions"), "{out}");
     let (code, _, err) = common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(

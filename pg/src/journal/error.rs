@@ -49,6 +49,14 @@ pub enum JournalError {
         /// Every pruned row is before this time.
         before: Timestamp,
     },
+    /// A prune before a time after the server's clock: a mistyped time (a year too far), which
+    /// would remove every row. Nothing was removed.
+    AfterNow {
+        /// The time asked for.
+        before: Timestamp,
+        /// The server's time when it was asked.
+        now: Timestamp,
+    },
     /// The core's export refused (an empty window, an unknown project, …).
     Export(ExportError),
 }
@@ -86,6 +94,11 @@ impl fmt::Display for JournalError {
                 f,
                 "the journal was pruned: its rows before {before} are gone, so a window from \
                  {since} would miss some; start at {before} or later, or leave --since out"
+            ),
+            JournalError::AfterNow { before, now } => write!(
+                f,
+                "--before {before} is after the server's time, {now}: a prune removes rows \
+                 before a time already past, and nothing was removed (is the date right?)"
             ),
             JournalError::Export(e) => write!(f, "{e}"),
         }

@@ -91,8 +91,18 @@ pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {
 }
 
 /// Removes the journal's rows before `before`, keeping the state after them as its start, so a
-/// later export or audit starts from it. Needs `DELETE` on the journal: the schema's owner.
+/// later export or audit starts from it. Needs `DELETE` on the journal: the schema's owner. A
+/// `before` after the server's clock is refused ([`JournalError::AfterNow`]) and removes
+/// nothing: it is a mistyped time, and would empty the journal.
 pub fn prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
     let mut client = read::connect(config)?;
-    prune::prune(&mut client, &config.schema, before)
+    prune::prune(&mut client, &config.schema, before, false)
+}
+
+/// What [`prune`] would remove now, removing nothing: a read-only snapshot (no `DELETE`
+/// needed, nobody waits), refused as `prune` refuses. Transitions written meanwhile may make
+/// the prune itself remove more.
+pub fn would_prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
+    let mut client = read::connect(config)?;
+    prune::prune(&mut client, &config.schema, before, true)
 }

@@ -1,22 +1,24 @@
 //! The prune: removes the first rows of the journal and keeps the state after them as its start.
 
-use postgres::Client;
+use std::time::SystemTime;
+
+use postgres::{Client, IsolationLevel};
 use project_lanes::journal::Journal;
 use project_lanes::record::Timestamp;
 
 use super::JournalError;
-use super::read::{self, system_time};
+use super::read::{self, system_time, timestamp};
 use super::start::encode;
 use crate::PgError;
 
-/// What a prune did.
+/// What a prune did, or what it would do (a dry run).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pruned {
-    /// How many rows were removed.
+    /// How many rows were (or would be) removed.
     pub removed: usize,
-    /// The journal now starts after this row (0: it was never pruned).
+    /// The journal now starts (or would start) after this row (0: it was never pruned).
     pub start_seq: i64,
-    /// How many rows remain.
+    /// How many rows remain (or would remain).
     pub remaining: usize,
 }
 
@@ -25,29 +27,58 @@ pub struct Pruned {
 /// time every pruned row is before: the last one's, plus a millisecond (not `before`, which may
 /// lie past rows written after the prune). Inserts
 /// wait meanwhile (a SHARE ROW EXCLUSIVE lock on the journal), so no transition that drew an
-/// earlier number can commit after the cut.
+/// earlier number can commit after the cut. A `before` after the server's clock is refused
+/// ([`JournalError::AfterNow`]): it is a mistyped time, not a wish to empty the journal. With
+/// `dry_run`, the same is counted on a read-only snapshot, which makes nobody wait, and nothing
+/// is removed.
 pub(crate) fn prune(
     client: &mut Client,
     schema: &str,
     before: Timestamp,
+    dry_run: bool,
 ) -> Result<Pruned, JournalError> {
-    let mut tx = client.transaction().map_err(PgError::from)?;
-    tx.batch_execute(&format!(
-        "LOCK TABLE {schema}.lanes_journal IN SHARE ROW EXCLUSIVE MODE"
-    ))
+    let mut tx = if dry_run {
+        client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+    } else {
+        client.transaction()
+    }
     .map_err(PgError::from)?;
+    if !dry_run {
+        tx.batch_execute(&format!(
+            "LOCK TABLE {schema}.lanes_journal IN SHARE ROW EXCLUSIVE MODE"
+        ))
+        .map_err(PgError::from)?;
+    }
+    // Read after the lock: no row committed later is before it. (Refused, the transaction is
+    // rolled back as it is dropped: nothing changed.)
+    let now: SystemTime = tx
+        .query_one("SELECT clock_timestamp()", &[])
+        .and_then(|row| row.try_get(0))
+        .map_err(PgError::from)?;
+    let now = timestamp(now).ok_or_else(|| {
+        PgError::Config("the server's clock reads a time before 1970 or past 9999".into())
+    })?;
+    if before > now {
+        return Err(JournalError::AfterNow { before, now });
+    }
     let stored = read::read_in(&mut tx, schema)?;
     let cut = stored
         .entries
         .iter()
         .position(|e| e.entry.at.is_none_or(|at| at >= before))
         .unwrap_or(stored.entries.len());
-    if cut == 0 {
+    if cut == 0 || dry_run {
         tx.commit().map_err(PgError::from)?;
         return Ok(Pruned {
-            removed: 0,
-            start_seq: stored.start_seq,
-            remaining: stored.entries.len(),
+            removed: cut,
+            start_seq: cut
+                .checked_sub(1)
+                .map_or(stored.start_seq, |last| stored.entries[last].seq),
+            remaining: stored.entries.len() - cut,
         });
     }
     let mut journal = Journal::lanes().starting_from(stored.start.clone());

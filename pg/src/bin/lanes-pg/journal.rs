@@ -41,9 +41,13 @@ pub const PRUNE_HELP: &str =
     "Removes the rows before --before and keeps the state after them as the journal's start, \
 so later exports and audits begin from it; a window from before the last pruned row is then \
 refused (it would miss rows). Needs DELETE on the journal (the schema's owner). \
-Transitions wait while it runs.
+Transitions wait while it runs. A --before after the server's time is refused (exit 2, \
+nothing removed): a mistyped year must not empty the journal. --dry-run says how many rows a \
+prune would remove and how many would remain, and removes nothing (read-only: no DELETE \
+needed, nobody waits).
 
 examples:
+  lanes-pg prune lanes --before 30d --dry-run
   lanes-pg prune lanes --before 30d
   lanes-pg prune lanes --before 2026-11-01T00:00:00Z --json";
 
@@ -102,14 +106,17 @@ pub struct AuditArgs {
 }
 
 #[derive(Args)]
-#[command(override_usage = "lanes-pg prune [URL] SCHEMA --before T [--json]")]
+#[command(override_usage = "lanes-pg prune [URL] SCHEMA --before T [--dry-run] [--json]")]
 pub struct PruneArgs {
     #[command(flatten)]
     pub place: Place,
     /// Remove the transitions before T (RFC 3339 or a span before now: 30d)
     #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true, required = true)]
     before: Option<Timestamp>,
-    /// Print what was removed as JSON
+    /// Say what a prune would remove, and remove nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Print what was removed (with --dry-run: would be) as JSON
     #[arg(long)]
     json: bool,
 }
@@ -317,9 +324,18 @@ pub fn prune(out: &mut impl Write, config: &PgConfig, args: &PruneArgs) -> Done 
     let Some(before) = args.before else {
         return Err(Failure::Error("--before is required".into()));
     };
-    let pruned = pg_journal::prune(config, before).map_err(failed)?;
-    if args.json {
-        say_json(
+    let pruned = if args.dry_run {
+        pg_journal::would_prune(config, before)
+    } else {
+        pg_journal::prune(config, before)
+    };
+    let pruned = pruned.map_err(|e| match e {
+        // A mistake in the command line, which only the server's clock could tell.
+        e @ JournalError::AfterNow { .. } => Failure::Usage(e.to_string()),
+        e => failed(e),
+    })?;
+    match (args.json, args.dry_run) {
+        (true, false) => say_json(
             out,
             &json!({
                 "removed": pruned.removed,
@@ -327,21 +343,37 @@ pub fn prune(out: &mut impl Write, config: &PgConfig, args: &PruneArgs) -> Done 
                 "starts_after": pruned.start_seq,
                 "before": before.to_string(),
             }),
-        )
-    } else if pruned.removed == 0 {
-        say!(
+        ),
+        (true, true) => say_json(
+            out,
+            &json!({
+                "dry_run": true,
+                "would_remove": pruned.removed,
+                "would_remain": pruned.remaining,
+                "would_start_after": pruned.start_seq,
+                "before": before.to_string(),
+            }),
+        ),
+        (false, _) if pruned.removed == 0 => say!(
             out,
             "nothing before {before}: {} transitions kept",
             pruned.remaining
-        )
-    } else {
-        say!(
+        ),
+        (false, false) => say!(
             out,
             "removed {} transitions before {before}; the journal now starts after transition {} \
              ({} remain)",
             pruned.removed,
             pruned.start_seq,
             pruned.remaining
-        )
+        ),
+        (false, true) => say!(
+            out,
+            "would remove {} transitions before {before}; the journal would then start after \
+             transition {} ({} remain); nothing was removed (--dry-run)",
+            pruned.removed,
+            pruned.start_seq,
+            pruned.remaining
+        ),
     }
 }

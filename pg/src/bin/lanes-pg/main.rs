@@ -129,13 +129,19 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
             ExitCode::FAILURE
         }
+        Err(Failure::Usage(e)) => {
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
-/// Why a command failed: an error to print, or a verdict already printed (an audit's mismatch).
+/// Why a command failed: an error to print, a verdict already printed (an audit's mismatch), or
+/// a mistake in the command line that only the server could tell (exit status 2).
 pub enum Failure {
     Error(String),
     Said,
+    Usage(String),
 }
 
 impl From<String> for Failure {
