@@ -216,6 +216,48 @@ fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay()
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
+fn an_audits_mismatch_is_its_verdict_on_stdout_and_one_line_on_stderr() {
+    let schema = one_pair();
+    let seq = refuse_a_claim_behind_the_librarys_back(&schema, "docs");
+    // The verdict where scripts read it, and the line the help promises for exit status 1.
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(1), "{out}");
+    let verdict = format!("transition {seq} (claim by ");
+    assert!(
+        out.starts_with(&verdict) && out.lines().count() == 1,
+        "{out}"
+    );
+    assert_eq!(err, format!("lanes-pg: {out}"));
+    let (code, out, err) = lanes_pg(&["audit", &url(), &schema, "--json"]);
+    assert_eq!(code, Some(1), "{out}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&said["match"], &said["first_mismatch"]["seq"]),
+        (&serde_json::json!(false), &serde_json::json!(seq)),
+        "{out}"
+    );
+    assert!(
+        err.starts_with(&format!("lanes-pg: {verdict}")) && err.lines().count() == 1,
+        "{err}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_failure_whose_words_hold_a_line_break_is_still_one_line_on_stderr() {
+    let schema = one_pair();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no\nsuch").join("x.json");
+    let (code, _, err) = export(&schema, &out, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.lines().count() == 1 && err.contains("no\\nsuch/x.json"),
+        "{err}"
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
 fn an_audit_covers_more_projects_than_a_record_shows() {
     let schema = fresh_schema();
     let lanes = PgLanes::connect(&url(), &schema).unwrap();

@@ -176,10 +176,16 @@ fn a_misspelled_schema_is_an_error_and_is_not_created() {
         vec!["resolve-orphan", &url, &schema, "docs"],
         vec!["export", &url, &schema],
         vec!["audit", &url, &schema],
+        vec!["audit", &url, &schema, "--json"],
+        vec!["prune", &url, &schema, "--before", "1d"],
+        vec!["prune", &url, &schema, "--before", "1d", "--dry-run"],
     ] {
         let (code, out, err) = common::lanes_pg(&args);
         assert_eq!((code, out.as_str()), (Some(1), ""), "{args:?}: {err}");
-        assert!(err.contains(&says), "{args:?}: {err}");
+        assert!(
+            err.starts_with("lanes-pg: ") && err.contains(&says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
     }
     let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let created: i64 = client

@@ -29,7 +29,8 @@ examples:
 pub const AUDIT_HELP: &str =
     "Replays every transition of the journal (from --since on, starting from the state then) on \
 the in-memory core and compares each answer and the state after it. Prints \"all N transitions \
-match\" (exit 0), or the first transition that does not (exit 1), by its journal number. A \
+match\" (exit 0), or the first transition that does not, by its journal number (exit 1), on \
+stdout (--json: as JSON); a mismatch is also the one line on stderr that every failure says. A \
 journal with nothing to check (empty, or nothing from --since on), or --since before rows a \
 prune removed, is an error (exit 1).
 
@@ -284,40 +285,39 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
             None => "the journal holds no transition: there is nothing to audit".into(),
         }));
     }
-    match (&audit.mismatch, args.json) {
-        (None, true) => say_json(out, &json!({"transitions": n, "match": true})),
-        (None, false) if n == 1 => say!(out, "the 1 transition matches"),
-        (None, false) => say!(out, "all {n} transitions match"),
-        (Some(m), true) => {
-            say_json(
-                out,
-                &json!({
-                    "transitions": n,
-                    "match": false,
-                    "first_mismatch": {
-                        "seq": m.seq,
-                        "op": m.op,
-                        "actor": m.actor,
-                        "at": m.at.map(|t| t.to_string()),
-                        "message": m.message,
-                    },
-                }),
-            )?;
-            Err(Failure::Said)
-        }
-        (Some(m), false) => {
-            let at = m.at.map(|t| format!(" at {t}")).unwrap_or_default();
-            say!(
-                out,
-                "transition {} ({} by {}{at}) does not match: {}",
-                m.seq,
-                m.op,
-                m.actor,
-                m.message
-            )?;
-            Err(Failure::Said)
-        }
+    let Some(m) = &audit.mismatch else {
+        return match args.json {
+            true => say_json(out, &json!({"transitions": n, "match": true})),
+            false if n == 1 => say!(out, "the 1 transition matches"),
+            false => say!(out, "all {n} transitions match"),
+        };
+    };
+    // The verdict on stdout, where scripts read it, and as the one line on stderr that every
+    // failure says.
+    let at = m.at.map(|t| format!(" at {t}")).unwrap_or_default();
+    let verdict = format!(
+        "transition {} ({} by {}{at}) does not match: {}",
+        m.seq, m.op, m.actor, m.message
+    );
+    if args.json {
+        say_json(
+            out,
+            &json!({
+                "transitions": n,
+                "match": false,
+                "first_mismatch": {
+                    "seq": m.seq,
+                    "op": m.op,
+                    "actor": m.actor,
+                    "at": m.at.map(|t| t.to_string()),
+                    "message": m.message,
+                },
+            }),
+        )?;
+    } else {
+        say!(out, "{verdict}")?;
     }
+    Err(Failure::Error(verdict))
 }
 
 pub fn prune(out: &mut impl Write, config: &PgConfig, args: &PruneArgs) -> Done {

@@ -123,25 +123,31 @@ fn main() -> ExitCode {
     let result = run(&mut out, cli.command, limit);
     match result.and_then(|()| out.flush().map_err(write_error)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Said) => ExitCode::FAILURE,
         Err(Failure::Error(e)) => {
             // Nothing more can be done if stderr is closed too.
-            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {}", one_line(&e));
             ExitCode::FAILURE
         }
         Err(Failure::Usage(e)) => {
-            let _ = writeln!(std::io::stderr(), "lanes-pg: {e}");
+            let _ = writeln!(std::io::stderr(), "lanes-pg: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
 }
 
-/// Why a command failed: an error to print, a verdict already printed (an audit's mismatch), or
-/// a mistake in the command line that only the server could tell (exit status 2).
+/// Why a command failed (exit status 1), or a mistake in the command line that only the server
+/// could tell (exit status 2): one line on stderr either way.
 pub enum Failure {
     Error(String),
-    Said,
     Usage(String),
+}
+
+/// `text` on one line, as the exit status promises: a line break (in a file's name, in a
+/// server's message) is written `\n`.
+fn one_line(text: &str) -> String {
+    text.trim_end_matches(['\n', '\r'])
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
 }
 
 impl From<String> for Failure {
@@ -397,4 +403,15 @@ fn resolve_orphan(out: &mut impl Write, config: &PgConfig, project: &str) -> Don
         receipt.run,
         receipt.outcome
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_said_on_one_line() {
+        assert_eq!(one_line("no\nway\r\nout\n"), "no\\nway\\r\\nout");
+        assert_eq!(one_line("one line"), "one line");
+    }
 }
