@@ -114,6 +114,169 @@ fn mistakes_in_the_command_line_exit_with_status_2_and_say_what_is_wrong() {
     }
 }
 
+/// The commands `lanes-pg --help` lists (without `help`).
+fn commands() -> Vec<String> {
+    let (code, out, _) = lanes_pg_with_url(None, &["--help"]);
+    assert_eq!(code, Some(0));
+    let listed = out
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .unwrap_or_else(|| panic!("no list of commands: {out}"));
+    let names: Vec<String> = listed
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(names.len() >= 7, "{out}");
+    names
+}
+
+/// The lines of `help` under `heading` (up to the next blank line followed by no indent).
+fn section<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
+    let Some(rest) = help.split(&format!("\n{heading}\n")).nth(1) else {
+        return Vec::new();
+    };
+    rest.lines()
+        .take_while(|line| line.is_empty() || line.starts_with(' '))
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+#[test]
+fn every_commands_usage_and_help_name_exactly_the_arguments_it_takes() {
+    for command in commands() {
+        let (code, help, err) = lanes_pg_with_url(None, &[&command, "--help"]);
+        assert_eq!(code, Some(0), "{command}: {err}");
+        // The usage, with the lines it continues on.
+        let usage = help
+            .split("Usage: ")
+            .nth(1)
+            .and_then(|rest| rest.split("\n\n").next())
+            .unwrap_or_else(|| panic!("{command}: no usage line: {help}"));
+        let words: Vec<&str> = usage.split_whitespace().collect();
+        assert_eq!(words[..2], ["lanes-pg", command.as_str()], "{usage}");
+        // Placeholders are written once each, plainly: never `<[URL] SCHEMA>...`.
+        assert!(
+            !help.contains("<[") && !help.contains("...  "),
+            "{command}: {help}"
+        );
+        // Every positional of the Arguments section, in the usage's order.
+        let arguments: Vec<&str> = section(&help, "Arguments:")
+            .iter()
+            .filter_map(|line| line.split_whitespace().next())
+            .collect();
+        assert_eq!(arguments[..2], ["[URL]", "SCHEMA"], "{command}: {help}");
+        let positionals: Vec<&str> = words[2..]
+            .iter()
+            .copied()
+            .take_while(|w| !w.starts_with(['[', '-']) || *w == "[URL]")
+            .collect();
+        assert_eq!(positionals, arguments, "{command}: {usage}");
+        // Every option of the Options section (but --help), with its value's name, in the
+        // usage; and no option in the usage that the command lacks.
+        let mut options = Vec::new();
+        for line in section(&help, "Options:") {
+            let mut parts = line.split_whitespace();
+            let Some(mut flag) = parts.next() else {
+                continue;
+            };
+            if flag.starts_with("-") && !flag.starts_with("--") {
+                flag = parts.next().unwrap_or_default();
+            }
+            let Some(name) = flag.strip_prefix("--") else {
+                continue;
+            };
+            let value = parts
+                .next()
+                .and_then(|v| v.strip_prefix('<'))
+                .and_then(|v| v.strip_suffix('>'));
+            if name != "help" {
+                options.push((name.to_owned(), value.map(str::to_owned)));
+            }
+        }
+        for (name, value) in &options {
+            let shown = match value {
+                Some(value) => format!("--{name} {value}"),
+                None => format!("--{name}"),
+            };
+            assert!(
+                usage.contains(&shown),
+                "{command}: {shown} is not in {usage:?}"
+            );
+        }
+        for word in &words {
+            let word = word.trim_matches(['[', ']', '.']);
+            if let Some(name) = word.strip_prefix("--") {
+                assert!(
+                    options.iter().any(|(o, _)| o == name),
+                    "{command}: {usage:?} names --{name}, which it does not take"
+                );
+            }
+        }
+        // The examples use only what the command takes.
+        for example in section(&help, "examples:") {
+            let example = example.trim();
+            let Some(rest) = example.strip_prefix("lanes-pg ") else {
+                continue;
+            };
+            assert!(
+                rest.starts_with(&format!("{command} ")),
+                "{command}: {example}"
+            );
+            for word in rest.split_whitespace().filter(|w| w.starts_with("--")) {
+                let name = &word[2..];
+                assert!(
+                    options.iter().any(|(o, _)| o == name),
+                    "{command}: the example {example:?} uses {word}, which it does not take"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_mistake_inside_a_command_prints_that_commands_usage() {
+    // What lanes-pg checks itself, with the command's usage.
+    let mut cases: Vec<(Vec<String>, String, &str)> = Vec::new();
+    let owned = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    for command in commands() {
+        cases.push((owned(&[&command]), command.clone(), "required arguments"));
+        cases.push((owned(&[&command, "host=/tmp"]), command.clone(), "URL"));
+    }
+    cases.push((
+        owned(&["resolve", "host=/tmp", "lanes", "7"]),
+        "resolve".into(),
+        "not a reservation id",
+    ));
+    cases.push((
+        owned(&["resolve", "lanes", "R7"]),
+        "resolve".into(),
+        "LANES_PG_URL is not set",
+    ));
+    for (args, command, says) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = lanes_pg_with_url(None, &args);
+        assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("\nUsage: lanes-pg {command} ")),
+            "{args:?}: {err}"
+        );
+    }
+    // A value clap refuses itself is said without a usage, never the tool's.
+    let (code, _, err) = lanes_pg_with_url(
+        None,
+        &["export", "host=/tmp", "lanes", "--since", "yesterday"],
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("span before now") && !err.contains("<COMMAND>"),
+        "{err}"
+    );
+}
+
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn the_connection_comes_from_lanes_pg_url_when_no_url_is_given() {

@@ -62,7 +62,8 @@ pub enum KindArg {
 
 #[derive(Args)]
 #[command(
-    override_usage = "lanes-pg export [URL] SCHEMA [--project P]... [--since T] [--until T] [--out FILE]"
+    override_usage = "lanes-pg export [URL] SCHEMA [--project P]... [--since T] [--until T]
+       [--kind KIND] [--id ID] [--system NAME] [--out FILE [--json]] [--timeout SECONDS]"
 )]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -94,7 +95,7 @@ pub struct ExportArgs {
 }
 
 #[derive(Args)]
-#[command(override_usage = "lanes-pg audit [URL] SCHEMA [--since T] [--json]")]
+#[command(override_usage = "lanes-pg audit [URL] SCHEMA [--since T] [--json] [--timeout SECONDS]")]
 pub struct AuditArgs {
     #[command(flatten)]
     pub place: Place,
@@ -107,7 +108,10 @@ pub struct AuditArgs {
 }
 
 #[derive(Args)]
-#[command(override_usage = "lanes-pg prune [URL] SCHEMA --before T [--dry-run] [--json]")]
+#[command(
+    override_usage = "lanes-pg prune [URL] SCHEMA --before T [--dry-run] [--json]
+       [--timeout SECONDS]"
+)]
 pub struct PruneArgs {
     #[command(flatten)]
     pub place: Place,
@@ -127,7 +131,7 @@ fn failed(e: JournalError) -> Failure {
 }
 
 pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Done {
-    let schema = config_schema(args);
+    let schema = args.place.schema().to_owned();
     let id = args.id.clone().unwrap_or_else(|| {
         if project_lanes::is_valid_label(&schema) {
             schema.clone()
@@ -187,11 +191,6 @@ pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Don
             summary.projects.len()
         )
     }
-}
-
-/// The schema's name as given (the last positional).
-fn config_schema(args: &ExportArgs) -> String {
-    args.place.place.last().cloned().unwrap_or_default()
 }
 
 struct Summary {

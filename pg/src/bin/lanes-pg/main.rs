@@ -4,6 +4,21 @@
 //! output that cannot be written, to a closed pipe for instance, is an error like any other), 2
 //! for a mistake in the command line. URLs are never echoed: they can hold a password.
 
+/// A command's help with its positionals written out: clap writes `[URL] SCHEMA` as one
+/// placeholder (`<[URL] SCHEMA>...`), since a list of positionals cannot start with an optional
+/// one. `help_with_arguments!("  R<n>     the reservation")` adds a line for one more.
+macro_rules! help_with_arguments {
+    ($($more:literal),*) => {
+        concat!(
+            "{about-with-newline}\n{usage-heading} {usage}\n\nArguments:\n",
+            "  [URL]    the database: a libpq connection string or URL (default: $LANES_PG_URL)\n",
+            "  SCHEMA   the schema holding the lanes\n",
+            $($more, "\n",)*
+            "\n{all-args}{after-help}"
+        )
+    };
+}
+
 mod journal;
 mod times;
 
@@ -51,11 +66,11 @@ struct Cli {
     command: Command,
 }
 
-/// Where the lanes are: `[URL] SCHEMA`.
+/// Where the lanes are: `[URL] SCHEMA`, shown by [`help_with_arguments`] and checked by
+/// [`positionals`].
 #[derive(Args)]
-struct Place {
-    /// [URL] SCHEMA: the database (default: $LANES_PG_URL) and the schema
-    #[arg(value_name = "[URL] SCHEMA", num_args = 1..=2, required = true)]
+pub struct Place {
+    #[arg(hide = true)]
     place: Vec<String>,
 }
 
@@ -63,6 +78,8 @@ struct Place {
 enum Command {
     /// Mark what died with its session: reservations unresolved, lanes held directly orphaned
     #[command(
+        override_usage = "lanes-pg recover [URL] SCHEMA [--json] [--timeout SECONDS]",
+        help_template = help_with_arguments!(),
         after_help = "examples:\n  lanes-pg recover postgresql://ops@db/app lanes\n  lanes-pg recover lanes --json"
     )]
     Recover {
@@ -73,7 +90,11 @@ enum Command {
         json: bool,
     },
     /// List orphaned lanes awaiting a person
-    #[command(after_help = "examples:\n  lanes-pg orphans lanes\n  lanes-pg orphans lanes --json")]
+    #[command(
+        override_usage = "lanes-pg orphans [URL] SCHEMA [--json] [--timeout SECONDS]",
+        help_template = help_with_arguments!(),
+        after_help = "examples:\n  lanes-pg orphans lanes\n  lanes-pg orphans lanes --json"
+    )]
     Orphans {
         #[command(flatten)]
         place: Place,
@@ -83,39 +104,39 @@ enum Command {
     },
     /// Clear an unresolved reservation after a person looked at it
     #[command(
-        override_usage = "lanes-pg resolve [URL] SCHEMA R<n>",
+        override_usage = "lanes-pg resolve [URL] SCHEMA R<n> [--timeout SECONDS]",
+        help_template = help_with_arguments!("  R<n>     the unresolved reservation (R42)"),
         after_help = "examples:\n  lanes-pg resolve lanes R42"
     )]
     Resolve {
-        /// [URL] SCHEMA R<n>
-        #[arg(value_name = "[URL] SCHEMA R<n>", num_args = 2..=3, required = true)]
+        #[arg(hide = true)]
         args: Vec<String>,
     },
     /// Free an orphaned lane after a person looked at it (receipt: needs_review)
     #[command(
-        override_usage = "lanes-pg resolve-orphan [URL] SCHEMA PROJECT",
+        override_usage = "lanes-pg resolve-orphan [URL] SCHEMA PROJECT [--timeout SECONDS]",
+        help_template = help_with_arguments!("  PROJECT  the project whose lane is orphaned"),
         after_help = "examples:\n  lanes-pg resolve-orphan lanes docs"
     )]
     ResolveOrphan {
-        /// [URL] SCHEMA PROJECT
-        #[arg(value_name = "[URL] SCHEMA PROJECT", num_args = 2..=3, required = true)]
+        #[arg(hide = true)]
         args: Vec<String>,
     },
     /// Export the journal (or a window, or some projects) as a record the viewer proves
-    #[command(after_help = journal::EXPORT_HELP)]
+    #[command(help_template = help_with_arguments!(), after_help = journal::EXPORT_HELP)]
     Export(journal::ExportArgs),
     /// Replay the journal on the in-memory core: all transitions match, or the first that does not
-    #[command(after_help = journal::AUDIT_HELP)]
+    #[command(help_template = help_with_arguments!(), after_help = journal::AUDIT_HELP)]
     Audit(journal::AuditArgs),
     /// Remove the journal's rows before a time, keeping the state after them as its start
-    #[command(after_help = journal::PRUNE_HELP)]
+    #[command(help_template = help_with_arguments!(), after_help = journal::PRUNE_HELP)]
     Prune(journal::PruneArgs),
 }
 
 fn main() -> ExitCode {
     if std::env::args_os().any(|a| a.to_str().is_none()) {
         // A mistake in the command line (exit status 2), not echoed: it may be part of a URL.
-        usage(ErrorKind::InvalidUtf8, "an argument is not UTF-8 text");
+        usage("", ErrorKind::InvalidUtf8, "an argument is not UTF-8 text");
     }
     let cli = Cli::parse();
     let limit = cli.timeout.unwrap_or(DEFAULT_TIMEOUT);
@@ -162,57 +183,104 @@ fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
     let config = |url: String, schema: &str| PgConfig::new(&url, schema).timeout(limit);
     match command {
         Command::Recover { place, json } => {
-            let (url, schema) = place.split();
+            let (url, schema) = place.split("recover");
             recover(out, &config(url, &schema), json)
         }
         Command::Orphans { place, json } => {
-            let (url, schema) = place.split();
+            let (url, schema) = place.split("orphans");
             orphans(out, &config(url, &schema), json)
         }
         Command::Resolve { args } => {
-            let (url, schema, id) = with_one_more(args, "R<n>");
-            resolve(out, &config(url, &schema), &id)
+            let (url, schema, id) = positionals("resolve", args, Some("R<n>"));
+            let Some(id) = ReservationId::parse(&id) else {
+                usage(
+                    "resolve",
+                    ErrorKind::ValueValidation,
+                    &format!("{id:?} is not a reservation id (R<n>)"),
+                )
+            };
+            resolve(out, &config(url, &schema), id)
         }
         Command::ResolveOrphan { args } => {
-            let (url, schema, project) = with_one_more(args, "PROJECT");
+            let (url, schema, project) = positionals("resolve-orphan", args, Some("PROJECT"));
             resolve_orphan(out, &config(url, &schema), &project)
         }
         Command::Export(args) => {
-            let (url, schema) = args.place.split();
+            let (url, schema) = args.place.split("export");
             journal::export(out, &config(url, &schema), &args)
         }
         Command::Audit(args) => {
-            let (url, schema) = args.place.split();
+            let (url, schema) = args.place.split("audit");
             journal::audit(out, &config(url, &schema), &args)
         }
         Command::Prune(args) => {
-            let (url, schema) = args.place.split();
+            let (url, schema) = args.place.split("prune");
             journal::prune(out, &config(url, &schema), &args)
         }
     }
 }
 
 impl Place {
-    /// The URL (given, or from the environment) and the schema; a usage error otherwise.
-    pub fn split(&self) -> (String, String) {
-        split(self.place.clone())
+    /// The URL (given, or from the environment) and the schema; a usage error of `command`
+    /// otherwise.
+    pub fn split(&self, command: &str) -> (String, String) {
+        let (url, schema, _) = positionals(command, self.place.clone(), None);
+        (url, schema)
+    }
+
+    /// The schema's name as given (the last positional).
+    pub fn schema(&self) -> &str {
+        self.place.last().map_or("", String::as_str)
     }
 }
 
-/// `[URL] SCHEMA`: the URL from the environment when only the schema is given.
-fn split(mut place: Vec<String>) -> (String, String) {
-    let schema = place.pop().unwrap_or_default();
-    let url = place.pop();
-    if url.is_none() && looks_like_a_url(&schema) {
+/// `command`'s positionals, `[URL] SCHEMA` and `more` (`R<n>`, `PROJECT`) if it takes one: the
+/// URL (given, or from `LANES_PG_URL`), the schema and the last one (empty without `more`).
+/// Clap takes them as one list, so their number is checked here, with `command`'s usage, and
+/// never echoed (a URL can hold a password).
+fn positionals(
+    command: &str,
+    mut args: Vec<String>,
+    more: Option<&str>,
+) -> (String, String, String) {
+    let named: Vec<&str> = std::iter::once("SCHEMA").chain(more).collect();
+    let missing = ErrorKind::MissingRequiredArgument;
+    let with_url = args.first().is_some_and(|a| looks_like_a_url(a));
+    if args.len() > named.len() + 1 {
         usage(
-            ErrorKind::MissingRequiredArgument,
-            "a URL was given but no SCHEMA: write lanes-pg COMMAND [URL] SCHEMA",
+            command,
+            ErrorKind::TooManyValues,
+            &format!(
+                "too many arguments: lanes-pg {command} takes [URL] {}",
+                named.join(" ")
+            ),
         );
     }
-    match url.or_else(|| std::env::var(URL_VAR).ok().filter(|u| !u.is_empty())) {
-        Some(url) => (url, schema),
+    if args.len() < named.len() + usize::from(with_url) {
+        let message = match (with_url, named.as_slice()) {
+            (true, [_]) => "a URL was given but no SCHEMA".to_owned(),
+            (true, named) => format!("a URL was given but not both {}", named.join(" and ")),
+            (false, named) => format!(
+                "the following required arguments were not provided: {}",
+                named[args.len()..].join(" ")
+            ),
+        };
+        usage(command, missing, &message);
+    }
+    let last = if more.is_some() {
+        args.pop().unwrap_or_default()
+    } else {
+        String::new()
+    };
+    let schema = args.pop().unwrap_or_default();
+    match args
+        .pop()
+        .or_else(|| std::env::var(URL_VAR).ok().filter(|u| !u.is_empty()))
+    {
+        Some(url) => (url, schema, last),
         None => usage(
-            ErrorKind::MissingRequiredArgument,
+            command,
+            missing,
             &format!(
                 "no URL given and {URL_VAR} is not set: give the database's URL before SCHEMA"
             ),
@@ -220,27 +288,20 @@ fn split(mut place: Vec<String>) -> (String, String) {
     }
 }
 
-/// `[URL] SCHEMA X`: the last argument apart.
-fn with_one_more(mut args: Vec<String>, what: &str) -> (String, String, String) {
-    if args.len() == 2 && looks_like_a_url(&args[1]) {
-        usage(
-            ErrorKind::MissingRequiredArgument,
-            &format!("SCHEMA and {what} are missing after the URL"),
-        );
-    }
-    let last = args.pop().unwrap_or_default();
-    let (url, schema) = split(args);
-    (url, schema, last)
-}
-
 /// Whether an argument is a connection string rather than a schema name (never echoed).
 fn looks_like_a_url(text: &str) -> bool {
     text.contains("://") || text.contains('=') || text.contains('/') || text.contains('@')
 }
 
-/// A mistake in the command line: clap's message and usage, exit status 2.
-pub fn usage(kind: ErrorKind, message: &str) -> ! {
-    Cli::command().error(kind, message).exit()
+/// A mistake in the command line: clap's message and `command`'s usage (the tool's, if it is
+/// none of its commands), exit status 2.
+pub fn usage(command: &str, kind: ErrorKind, message: &str) -> ! {
+    let mut cli = Cli::command();
+    cli.build();
+    match cli.find_subcommand_mut(command) {
+        Some(command) => command.error(kind, message).exit(),
+        None => cli.error(kind, message).exit(),
+    }
 }
 
 /// `--timeout SECONDS`: from a millisecond to PostgreSQL's largest statement timeout.
@@ -367,13 +428,7 @@ fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
     Ok(())
 }
 
-fn resolve(out: &mut impl Write, config: &PgConfig, id: &str) -> Done {
-    let Some(id) = ReservationId::parse(id) else {
-        usage(
-            ErrorKind::ValueValidation,
-            &format!("{id:?} is not a reservation id (R<n>)"),
-        )
-    };
+fn resolve(out: &mut impl Write, config: &PgConfig, id: ReservationId) -> Done {
     // A handle declares queues: one the schema knows, never a new one. A schema without queues
     // holds no reservation.
     let queues = project_lanes_pg::journal::known_queues(config)
