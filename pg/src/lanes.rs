@@ -182,7 +182,9 @@ impl PgLanes {
         recover::recover(&self.session)
     }
 
-    /// Lanes marked orphaned by recovery and not yet resolved, by project.
+    /// Lanes marked orphaned by recovery and not yet resolved, by project. A lane whose holder
+    /// died is listed once a recovery has marked it; [`status::read`](crate::status::read)
+    /// also says which holders are gone and not marked yet.
     pub fn orphans(&self) -> Result<Vec<recover::Orphan>, PgError> {
         recover::orphans(&self.session)
     }

@@ -47,7 +47,9 @@
 //! }
 //! ```
 //!
-//! Time limits, for a server that may freeze or vanish: [`PgConfig::timeout`].
+//! Time limits, for a server that may freeze or vanish: [`PgConfig::timeout`]. What a schema
+//! holds now, for an operator (which lanes, by whom, since when, which holders are gone, what
+//! waits in each queue): [`status::read`].
 //!
 //! ## What this crate is not
 //!
@@ -70,6 +72,7 @@ mod rows;
 pub mod schema;
 mod session;
 mod statements;
+pub mod status;
 
 pub use config::PgConfig;
 pub use error::PgError;

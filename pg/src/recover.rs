@@ -3,10 +3,10 @@
 //! Every handle holds a session-level advisory lock on a random key for as long as its session
 //! lasts, and every lane remembers the key of the session that took it (and its backend pid and
 //! start time, for people). When a process dies, its sessions end and their locks go with them.
-//! [`recover`] finds lanes whose holder's key nobody holds any more — a question every role may
-//! ask, unlike `pg_stat_activity`, which hides other roles' sessions' details — and marks them;
-//! it never frees a lane as if the work had finished, and never puts a reservation back in its
-//! queue:
+//! [Recovery](crate::PgLanes::recover) finds lanes whose holder's key nobody holds any more — a
+//! question every role may ask, unlike `pg_stat_activity`, which hides other roles' sessions'
+//! details — and marks them; it never frees a lane as if the work had finished, and never puts a
+//! reservation back in its queue:
 //!
 //! - a lane held for a reservation (dispatched or persisting): the reservation becomes
 //!   `unresolved` with outcome `needs_review` and its project takes no claim or dispatch until a
@@ -126,7 +126,7 @@ pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt
     })
 }
 
-fn no_holder(project: &Label) -> PgError {
+pub(crate) fn no_holder(project: &Label) -> PgError {
     PgError::Config(format!(
         "the database holds an orphaned lane of {:?} with no holder; a database constraint \
          forbids that state: was it edited by hand?",

@@ -293,7 +293,11 @@ fn the_connection_comes_from_lanes_pg_url_when_no_url_is_given() {
         "{err}"
     );
     let (code, out, err) = lanes_pg_with_url(Some(&url), &["orphans", &schema, "--json"]);
-    assert_eq!((code, out.trim()), (Some(0), "[]"), "{err}");
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), r#"{"not_marked":[],"orphaned":[]}"#),
+        "{err}"
+    );
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
@@ -335,6 +339,8 @@ fn a_misspelled_schema_is_an_error_and_is_not_created() {
         vec!["orphans", &url, &schema],
         vec!["orphans", &url, &schema, "--json"],
         vec!["recover", &url, &schema],
+        vec!["status", &url, &schema],
+        vec!["status", &url, &schema, "--json"],
         vec!["resolve", &url, &schema, "R1"],
         vec!["resolve-orphan", &url, &schema, "docs"],
         vec!["export", &url, &schema],

@@ -79,6 +79,83 @@ fn a_released_orphan_is_cleared_and_the_next_holder_is_never_listed_or_freed_as_
     assert_eq!(lanes.claim("p", "job-3").unwrap().generation(), 3);
 }
 
+/// `lanes-pg orphans URL SCHEMA args…` until its output is not `before` (the server ends a
+/// killed process's sessions a moment later), for at most ten seconds: the output then.
+fn orphans_after(url: &str, schema: &str, args: &[&str], before: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut all = vec!["orphans", url, schema];
+    all.extend_from_slice(args);
+    loop {
+        let (code, out, err) = lanes_pg(&all);
+        assert_eq!(code, Some(0), "{err}");
+        if out != before || std::time::Instant::now() > deadline {
+            return out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn orphans_names_the_lanes_whose_holder_died_before_recovery_marks_them() {
+    let (url, schema) = (url(), fresh_schema());
+    let mut d = PgDispatcher::connect(&url, &schema, &["general"]).unwrap();
+    d.enqueue("general", "job", "build-1").unwrap();
+    let lanes = PgLanes::connect(&url, &schema).unwrap();
+    let _alive = lanes.claim("live", "job-2").unwrap();
+    // A process holding a lane directly and one for a reservation, killed.
+    let mut holder = TestProcess::start(&["hold", &url, &schema, "p", "general"]);
+    assert_eq!(holder.line(), "READY 1 R1");
+    let (code, out, err) = lanes_pg(&["orphans", &url, &schema]);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "no orphaned lanes\n"),
+        "{err}"
+    );
+    holder.kill();
+
+    let gone = "not yet marked: project=job run=build-1 generation=1 reservation=R1 (its \
+                holder's session has ended; lanes-pg recover makes R1 unresolved)\n\
+                not yet marked: project=p run=holder generation=1 (its holder's session has \
+                ended; lanes-pg recover marks the lane orphaned)\n";
+    let mut out = String::from("no orphaned lanes\n");
+    while out != gone {
+        let said = orphans_after(&url, &schema, &[], &out);
+        assert!(said != out, "still {out:?}");
+        out = said;
+    }
+    let said = orphans_after(&url, &schema, &["--json"], "");
+    let said: serde_json::Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(
+        said,
+        serde_json::json!({
+            "orphaned": [],
+            "not_marked": [
+                {"project": "job", "run": "build-1", "generation": 1, "reservation": "R1"},
+                {"project": "p", "run": "holder", "generation": 1, "reservation": null},
+            ],
+        })
+    );
+    // Asking marked nothing: recovery does.
+    assert_eq!(lanes.orphans().unwrap(), vec![]);
+    let (code, out, err) = lanes_pg(&["recover", &url, &schema]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            "unresolved R1 project=job run=build-1 generation=1\n\
+             orphaned project=p run=holder generation=1\n"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = lanes_pg(&["orphans", &url, &schema]);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "orphaned project=p run=holder generation=1\n"),
+        "{err}"
+    );
+}
+
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn the_database_refuses_an_orphan_flag_that_is_not_its_current_holders() {

@@ -86,7 +86,7 @@ fn an_application_role_that_would_have_to_create_or_upgrade_says_who_can() {
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
-fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
+fn an_application_role_journals_audits_and_reads_the_status_but_only_the_owner_prunes() {
     let owner = Role::create("owner", "GRANT CREATE ON DATABASE {db} TO {role}");
     let app = Role::create("app", "");
     let schema = fresh_schema();
@@ -95,11 +95,25 @@ fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
 
     let lanes = PgLanes::connect(&app.url(), &schema).unwrap();
     let lease = lanes.claim("docs", "build-1").unwrap();
+    // The application role sees the owner's holder alive, as recovery does.
+    let owners = PgLanes::connect(&owner.url(), &schema).unwrap();
+    let site = owners.claim("site", "deploy-1").unwrap();
+    let (code, out, err) = common::lanes_pg(&["status", &app.url(), &schema, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let said: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let alive: Vec<(&str, bool)> = said["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["project"].as_str().unwrap(), l["holder_alive"] == true))
+        .collect();
+    assert_eq!(alive, [("docs", true), ("site", true)], "{out}");
+    owners.release(&site, Outcome::Succeeded).unwrap();
     lanes.release(&lease, Outcome::Succeeded).unwrap();
     let (code, out, err) = common::lanes_pg(&["audit", &app.url(), &schema]);
     assert_eq!(
         (code, out.trim()),
-        (Some(0), "all 2 transitions match"),
+        (Some(0), "all 4 transitions match"),
         "{err}"
     );
 
@@ -107,7 +121,7 @@ fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
     let (code, out, err) =
         common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s", "--dry-run"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.starts_with("would remove 2 transitions"), "{out}");
+    assert!(out.starts_with("would remove 4 transitions"), "{out}");
     let (code, _, err) = common::lanes_pg(&["prune", &app.url(), &schema, "--before", "0s"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(
@@ -117,11 +131,11 @@ fn an_application_role_journals_and_audits_but_only_the_owner_prunes() {
     let (_, out, _) = common::lanes_pg(&["audit", &app.url(), &schema]);
     assert_eq!(
         out.trim(),
-        "all 2 transitions match",
+        "all 4 transitions match",
         "the refused prune removed rows"
     );
 
     let (code, out, err) = common::lanes_pg(&["prune", &owner.url(), &schema, "--before", "0s"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.starts_with("removed 2 transitions"), "{out}");
+    assert!(out.starts_with("removed 4 transitions"), "{out}");
 }

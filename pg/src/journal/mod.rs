@@ -43,7 +43,7 @@ mod export;
 mod kind;
 mod mismatch;
 mod prune;
-mod read;
+pub(crate) mod read;
 mod start;
 mod stored;
 

@@ -20,6 +20,7 @@ macro_rules! help_with_arguments {
 }
 
 mod journal;
+mod status;
 mod times;
 
 use std::io::Write;
@@ -50,6 +51,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
     after_help = "Exit status: 0 done, 1 the command failed (one line on stderr), 2 a mistake in the command line.
 
 examples:
+  lanes-pg status postgresql://ops@db/app lanes
   lanes-pg recover postgresql://ops@db/app lanes
   export LANES_PG_URL=postgresql://ops@db/app
   lanes-pg orphans lanes --json
@@ -89,16 +91,30 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List orphaned lanes awaiting a person
+    /// Show what is held now: lanes (by whom, since when, holder alive) and what waits per queue
+    #[command(
+        override_usage = "lanes-pg status [URL] SCHEMA [--json] [--timeout SECONDS]",
+        help_template = help_with_arguments!(),
+        after_help = status::STATUS_HELP
+    )]
+    Status {
+        #[command(flatten)]
+        place: Place,
+        /// Print JSON (below)
+        #[arg(long)]
+        json: bool,
+    },
+    /// List orphaned lanes awaiting a person, and holders gone that recovery has not marked yet
     #[command(
         override_usage = "lanes-pg orphans [URL] SCHEMA [--json] [--timeout SECONDS]",
         help_template = help_with_arguments!(),
-        after_help = "examples:\n  lanes-pg orphans lanes\n  lanes-pg orphans lanes --json"
+        after_help = status::ORPHANS_HELP
     )]
     Orphans {
         #[command(flatten)]
         place: Place,
-        /// Print JSON: [{"project", "run", "generation"}, ...]
+        /// Print JSON: {"orphaned": [{"project", "run", "generation"}, ...], "not_marked":
+        /// [{"project", "run", "generation", "reservation"}, ...]}
         #[arg(long)]
         json: bool,
     },
@@ -186,9 +202,13 @@ fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
             let (url, schema) = place.split("recover");
             recover(out, &config(url, &schema), json)
         }
+        Command::Status { place, json } => {
+            let (url, schema) = place.split("status");
+            status::status(out, &config(url, &schema), json)
+        }
         Command::Orphans { place, json } => {
             let (url, schema) = place.split("orphans");
-            orphans(out, &config(url, &schema), json)
+            status::orphans(out, &config(url, &schema), json)
         }
         Command::Resolve { args } => {
             let (url, schema, id) = positionals("resolve", args, Some("R<n>"));
@@ -392,38 +412,6 @@ fn recover(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
     }
     if recovery.is_empty() {
         say!(out, "nothing to recover")?;
-    }
-    Ok(())
-}
-
-fn orphans(out: &mut impl Write, config: &PgConfig, as_json: bool) -> Done {
-    check_schema(config)?;
-    let lanes = PgLanes::connect_with(config).map_err(err)?;
-    let orphans = lanes.orphans().map_err(err)?;
-    if as_json {
-        let list: Vec<serde_json::Value> = orphans
-            .iter()
-            .map(|o| {
-                json!({
-                    "project": o.project.as_str(),
-                    "run": o.run.as_str(),
-                    "generation": o.generation,
-                })
-            })
-            .collect();
-        return say_json(out, &serde_json::Value::Array(list));
-    }
-    for o in &orphans {
-        say!(
-            out,
-            "orphaned project={} run={} generation={}",
-            o.project,
-            o.run,
-            o.generation
-        )?;
-    }
-    if orphans.is_empty() {
-        say!(out, "no orphaned lanes")?;
     }
     Ok(())
 }
