@@ -146,6 +146,7 @@ fn section<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
 
 #[test]
 fn every_commands_usage_and_help_name_exactly_the_arguments_it_takes() {
+    let mut taken = std::collections::HashMap::new();
     for command in commands() {
         let (code, help, err) = lanes_pg_with_url(None, &[&command, "--help"]);
         assert_eq!(code, Some(0), "{command}: {err}");
@@ -232,6 +233,26 @@ fn every_commands_usage_and_help_name_exactly_the_arguments_it_takes() {
                     "{command}: the example {example:?} uses {word}, which it does not take"
                 );
             }
+        }
+        let names: Vec<String> = options.into_iter().map(|(name, _)| name).collect();
+        taken.insert(command, names);
+    }
+    // And so do the tool's own examples.
+    let (_, help, _) = lanes_pg_with_url(None, &["--help"]);
+    for example in section(&help, "examples:") {
+        let Some(rest) = example.trim().strip_prefix("lanes-pg ") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let command = words.next().unwrap_or_default();
+        let options = taken
+            .get(command)
+            .unwrap_or_else(|| panic!("{example:?} names no command"));
+        for word in words.filter(|w| w.starts_with("--")) {
+            assert!(
+                options.iter().any(|o| *o == word[2..]),
+                "the example {example:?} uses {word}, which {command} does not take"
+            );
         }
     }
 }
