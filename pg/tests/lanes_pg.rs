@@ -28,12 +28,22 @@ fn arguments_that_are_not_text_are_an_error_not_a_panic() {
 
 #[test]
 fn usage_errors_never_echo_the_arguments() {
-    let (code, _, err) = common::lanes_pg(&["orphans", "postgresql://app:hunter2@db/app"]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("Usage: lanes-pg") && !err.contains("hunter2"),
-        "{err}"
-    );
+    let url = "postgresql://app:hunter2@db/app";
+    for args in [
+        &["orphans", url][..],
+        &["resolve", "lanes", url],
+        &["resolve", url, "lanes"],
+        &["resolve-orphan", url, "lanes"],
+        &["status", url, "lanes", "extra"],
+    ] {
+        // With LANES_PG_URL set, so that each is read to its end (no connection is made).
+        let (code, _, err) = lanes_pg_with_url(Some("host=/nowhere"), args);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("Usage: lanes-pg") && !err.contains("hunter2"),
+            "{err}"
+        );
+    }
 }
 
 /// `lanes-pg args…` with `LANES_PG_URL` set to `url`, or unset.

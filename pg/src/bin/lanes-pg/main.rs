@@ -213,10 +213,16 @@ fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
         Command::Resolve { args } => {
             let (url, schema, id) = positionals("resolve", args, Some("R<n>"));
             let Some(id) = ReservationId::parse(&id) else {
+                // Never echoed if it may be a URL (given last by mistake).
+                let what = if looks_like_a_url(&id) {
+                    "the last argument".to_owned()
+                } else {
+                    format!("{id:?}")
+                };
                 usage(
                     "resolve",
                     ErrorKind::ValueValidation,
-                    &format!("{id:?} is not a reservation id (R<n>)"),
+                    &format!("{what} is not a reservation id (R<n>)"),
                 )
             };
             resolve(out, &config(url, &schema), id)
