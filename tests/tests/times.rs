@@ -292,3 +292,27 @@ async fn replay_compares_results_never_times() {
         Some(format!("2026-05-02T03:00:{count:02}.000Z").as_str())
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_record_without_an_untouched_project_says_nothing_of_one() {
+    // A PostgreSQL export: version 2, no `untouched_project`.
+    let json: Value =
+        serde_json::from_str(&fetch_text("corpus/pg-journal-lanes.json").await).unwrap();
+    assert!(json.get("untouched_project").is_none());
+    for (lang, words) in [("en", "is untouched"), ("ja", "どのステップでも取得されず")]
+    {
+        let m = mount(&[
+            ("src", s("corpus/pg-journal-lanes.json")),
+            ("lang", s(lang)),
+        ])
+        .await;
+        let root = m.root();
+        wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+            .await
+            .unwrap();
+        assert!(maybe(&root, "[data-untouched-project]").is_none(), "{lang}");
+        assert!(maybe(&root, ".lv-untouched-note").is_none(), "{lang}");
+        assert!(maybe(&root, ".lv-untouched").is_none(), "{lang}");
+        assert!(!text(&root).contains(words), "{lang}: {}", text(&root));
+    }
+}

@@ -7,7 +7,7 @@
 //!
 //! DOM contract (README): `[data-verification-line]`, `[data-nothing-executed]`,
 //! `[data-goto-step]`, `[data-lane][data-busy][data-run][data-state]` rows of the final lanes
-//! and `[data-untouched-project]`.
+//! and `[data-untouched-project]` (only for a record that names an untouched project).
 
 use project_lanes::LaneView;
 use project_lanes::record::{Record, ReplayMismatch};
@@ -137,13 +137,18 @@ pub fn tail<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, loaded: &L
     let end = t.el(parent, "div", "lv-end");
     t.el_text(end, "h3", "lv-h", text(lang, Msg::FinalLanesHeading));
     final_lanes(t, end, lang, record);
-    let note = fill(
-        text(lang, Msg::UntouchedExplained),
-        &[&record.untouched_project],
-    );
-    t.el_text(end, "p", "lv-untouched-note", &note);
+    untouched_note(t, end, lang, record);
     let raw = raw_json(t, end, lang, entry);
     Tail { list, raw }
+}
+
+/// The note under the final lanes that the record's untouched project stays idle throughout;
+/// nothing for a record that names none (version 2 records may, as every journal's export).
+pub fn untouched_note(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+    if let Some(project) = record.untouched_project.get() {
+        let note = fill(text(lang, Msg::UntouchedExplained), &[project]);
+        t.el_text(parent, "p", "lv-untouched-note", &note);
+    }
 }
 
 /// The verification line above the steps; returns its `data-verification` code.

@@ -11,7 +11,7 @@
 
 use project_lanes::record::Record;
 
-use crate::i18n::{Lang, Msg, fill, text};
+use crate::i18n::{Lang, Msg, text};
 use crate::panel;
 use crate::steps;
 use crate::tree::{ROOT, Tree, html};
@@ -40,11 +40,7 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
     let end = t.el(root, "div", "lv-end");
     t.el_text(end, "h3", "lv-h", text(lang, Msg::FinalLanesHeading));
     panel::final_lanes(&mut t, end, lang, record);
-    let untouched = fill(
-        text(lang, Msg::UntouchedExplained),
-        &[&record.untouched_project],
-    );
-    t.el_text(end, "p", "lv-untouched-note", &untouched);
+    panel::untouched_note(&mut t, end, lang, record);
     html::write(&t)
 }
 

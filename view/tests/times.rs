@@ -209,3 +209,49 @@ fn the_time_axis_places_steps_by_their_times_and_labels_local_times() {
     assert!(time.contains("x=\"720.03\" y=\"26\" width=\"147.97\""));
     assert_eq!(segments(&steps), segments(&time));
 }
+
+/// A record of a journal names no untouched project (as every PostgreSQL export).
+fn no_untouched_record() -> Record {
+    let mut rec = Recorder::new("pg", text("t"), text("t"), &["docs", "site"], "site")
+        .unwrap()
+        .without_untouched_project();
+    rec.claim("docs", "nightly-1");
+    rec.release("L1", "succeeded");
+    rec.finish().unwrap()
+}
+
+#[test]
+fn a_record_without_an_untouched_project_says_nothing_of_one() {
+    use lane_view::entry::{Entry, Loaded};
+    let record = no_untouched_record();
+    assert!(record.untouched_project.is_none());
+    for lang in Lang::ALL {
+        let entry = Entry::<()> {
+            id: "pg".into(),
+            title: record.title.clone(),
+            file: "pg.json".into(),
+            url: None,
+            opened: false,
+            named_by_file: false,
+            hashed: true,
+            content: lane_view::entry::Content::Pending,
+        };
+        let loaded = Loaded::new(record.clone(), ());
+        let mut t = Tree::new();
+        panel::tail(&mut t, ROOT, lang, &entry, &loaded);
+        let mut cards_tree = Tree::new();
+        cards(&mut cards_tree, ROOT, lang, &record, (0, 1_000), None);
+        let still = lane_view::still::fragment(&record, lang, "p");
+        for markup in [html::write(&t), html::write(&cards_tree), still] {
+            assert!(!markup.contains("lv-untouched"), "{markup}");
+            assert!(!markup.contains("data-untouched-project"), "{markup}");
+            assert!(!markup.contains("is untouched"), "{markup}");
+            assert!(!markup.contains("どのステップでも取得されず"), "{markup}");
+        }
+    }
+    // A record that names one still says so, once, with its name.
+    let record = v1_record();
+    let still = lane_view::still::fragment(&record, Lang::En, "p");
+    assert!(still.contains("data-untouched-project=\"site\""));
+    assert!(still.contains("site is untouched: no step claims it"));
+}
