@@ -8,7 +8,7 @@
 
 use lane_viewer_tests::*;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MouseEvent, MouseEventInit};
 
@@ -314,5 +314,78 @@ async fn a_record_without_an_untouched_project_says_nothing_of_one() {
         assert!(maybe(&root, ".lv-untouched-note").is_none(), "{lang}");
         assert!(maybe(&root, ".lv-untouched").is_none(), "{lang}");
         assert!(!text(&root).contains(words), "{lang}: {}", text(&root));
+    }
+}
+
+/// A PostgreSQL-like export: `first` refused claims at its first instant, views 10 ms apart,
+/// and `last` refused claims at its last instant.
+fn refusals_at_the_edges(id: &str, first: usize, middle: usize, last: usize) -> String {
+    use project_lanes::record::{Origin, OriginKind, Recorder, Text, Timestamp};
+    let text = |s: &str| Text {
+        en: s.into(),
+        ja: s.into(),
+    };
+    let mut rec = Recorder::new(id, text(id), text("t"), &["docs", "site"], "site")
+        .unwrap()
+        .without_untouched_project();
+    rec.origin(Origin {
+        kind: OriginKind::Journal,
+        system: Some("pg".into()),
+        since: None,
+        until: None,
+    });
+    let at = |ms: u64| Timestamp::from_millis(1_777_604_400_000 + ms).unwrap();
+    for _ in 0..first {
+        rec.claim("docs", "not a label").at(at(0)).actor("w");
+    }
+    for n in 0..middle {
+        rec.view("docs").at(at(10 * (n as u64 + 1))).actor("w");
+    }
+    for _ in 0..last {
+        rec.claim("docs", "not a label")
+            .at(at(10 * (middle as u64 + 1)))
+            .actor("w");
+    }
+    serde_json::to_string(&rec.finish().unwrap()).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn refusals_at_a_records_first_and_last_instant_are_drawn_whole_inside_the_plot() {
+    let m = mount_journal("shop-journal", "en").await;
+    let root = m.root();
+    for (id, first, middle, last) in [
+        ("alone", 1, 20, 1),
+        ("counted", 30, 20, 30),
+        ("narrow", 1, 2_000, 1),
+    ] {
+        m.viewer.open_text(
+            &format!("{id}.json"),
+            refusals_at_the_edges(id, first, middle, last),
+        );
+        assert!(
+            eventually(|| attr(&panel(&root), "data-selected-record").as_deref() == Some(id)).await
+        );
+        for axis in ["steps", "time"] {
+            click(&one(&root, &format!("[data-axis-choice={axis}]")));
+            let svg = one(&root, "[data-timeline]");
+            let left = number(&svg, "data-plot-x");
+            let right = left + number(&svg, "data-plot-w");
+            let marks = all(&svg, ".lv-tl-refused > path, .lv-tl-refused > rect");
+            assert!(marks.len() >= 2, "{id}");
+            for mark in marks {
+                let b = mark
+                    .unchecked_ref::<web_sys::SvgGraphicsElement>()
+                    .get_b_box()
+                    .unwrap();
+                let (x, w) = (f64::from(b.x()), f64::from(b.width()));
+                assert!(
+                    left <= x + 0.01 && x + w <= right + 0.01,
+                    "{id} on {axis}: {} spans {}..{}, the plot {left}..{right}",
+                    mark.get_attribute("class").unwrap_or_default(),
+                    x,
+                    x + w
+                );
+            }
+        }
     }
 }
