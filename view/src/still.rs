@@ -25,7 +25,8 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
     t.attr(root, "data-record-id", &record.id);
     t.attr(root, "lang", l);
     t.attr(root, "role", "region");
-    t.attr(root, "aria-label", text(lang, Msg::ViewerLabel));
+    let label = crate::frame::region_label(lang, Some(&record.title));
+    t.attr(root, "aria-label", &label);
     t.el_text(root, "h2", "lv-title", record.title.get(l));
     t.el_text(root, "p", "lv-summary", record.summary.get(l));
     let no_work = t.el_text(root, "p", "lv-no-work", text(lang, Msg::NothingExecuted));

@@ -7,9 +7,10 @@ use super::catalog::catalog;
 catalog! {
     /// The viewer's messages. Variants are the keys of the catalog.
     pub enum Msg {
+        /// The viewer's region, named by what it shows; `{0}`: the record's title.
         ViewerLabel {
-            en: "Project lanes: saved records",
-            ja: "プロジェクトレーン：保存された記録",
+            en: "Project lanes: {0}",
+            ja: "プロジェクトレーン：{0}",
         }
         RecordsLabel {
             en: "Records",

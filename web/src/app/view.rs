@@ -135,7 +135,6 @@ impl View {
         let lang = state.lang;
         let busy = state.busy();
         attr(&self.root, "lang", lang.tag());
-        attr(&self.root, "aria-label", text(lang, Msg::ViewerLabel));
         if busy {
             attr(&self.root, "aria-busy", "true");
         } else {
@@ -238,6 +237,9 @@ impl View {
     /// The selected record's panel (kept from before, or built); starts verifying its record.
     /// Returns the panel's promise of its last step.
     pub(super) fn render_panel(&mut self, state: &State) -> Option<js_sys::Promise> {
+        // The region is named by the record it shows.
+        let label = frame::region_label(state.lang, state.selected_entry().map(|e| &e.title));
+        attr(&self.root, "aria-label", &label);
         self.panels.leave(&self.panel);
         clear(&self.panel);
         for name in [
