@@ -389,3 +389,152 @@ async fn refusals_at_a_records_first_and_last_instant_are_drawn_whole_inside_the
         }
     }
 }
+
+/// The steps whose times stand out, worked out here from the JSON alone: earlier than the step
+/// before, or outside `origin.since` (inclusive) .. `origin.until` (exclusive). Times are saved
+/// in one spelling (UTC, milliseconds), so their text orders as they do.
+fn standing_out(record: &Value) -> Vec<(usize, &'static str)> {
+    let since = record["origin"]["since"].as_str();
+    let until = record["origin"]["until"].as_str();
+    let steps = record["steps"].as_array().unwrap();
+    let mut out = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        let at = step["at"].as_str().unwrap();
+        let earlier = n > 0 && at < steps[n - 1]["at"].as_str().unwrap();
+        let outside = since.is_some_and(|s| at < s) || until.is_some_and(|u| at >= u);
+        match (earlier, outside) {
+            (true, true) => out.push((n, "earlier outside")),
+            (true, false) => out.push((n, "earlier")),
+            (false, true) => out.push((n, "outside")),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[wasm_bindgen_test]
+async fn edited_times_and_callers_replay_but_are_shown_as_recorded_unchecked_and_marked() {
+    let good = json("farm-window").await;
+    let since = good["origin"]["since"].as_str().unwrap().to_string();
+    let count = good["steps"].as_array().unwrap().len();
+    let mut cases: Vec<(&str, Value)> = Vec::new();
+    // Every time moved a day back: all before the window's start.
+    let mut moved = good.clone();
+    for step in moved["steps"].as_array_mut().unwrap() {
+        let at = step["at"]
+            .as_str()
+            .unwrap()
+            .replacen("2026-05-01", "2026-04-30", 1);
+        step["at"] = at.into();
+    }
+    cases.push(("moved", moved));
+    // One step's time set to 2001: earlier than the step before, and outside.
+    let mut in_2001 = good.clone();
+    in_2001["steps"][2]["at"] = "2001-01-01T00:00:00.000Z".into();
+    cases.push(("in-2001", in_2001));
+    // Every caller "mallory", and the window ends before the last two steps.
+    let mut mallory = good.clone();
+    for step in mallory["steps"].as_array_mut().unwrap() {
+        step["actor"] = "mallory".into();
+    }
+    let until = mallory["steps"][count - 2]["at"].clone();
+    mallory["origin"]["until"] = until;
+    cases.push(("mallory", mallory));
+    // A step a millisecond before the one before (callers running at the same time).
+    let mut concurrent = good.clone();
+    let before = concurrent["steps"][2]["at"].as_str().unwrap().to_string();
+    let earlier = format!("{}{}Z", &before[..20], {
+        let ms: u32 = before[20..23].parse().unwrap();
+        format!("{:03}", ms - 1)
+    });
+    concurrent["steps"][3]["at"] = earlier.into();
+    cases.push(("concurrent", concurrent));
+    assert!(since.as_str() <= good["steps"][0]["at"].as_str().unwrap());
+
+    for lang in ["en", "ja"] {
+        let m = mount_journal("farm-window", lang).await;
+        let root = m.root();
+        for (id, record) in &cases {
+            let mut record = record.clone();
+            record["id"] = (*id).into();
+            m.viewer.open_text(
+                &format!("{id}.json"),
+                serde_json::to_string(&record).unwrap(),
+            );
+            assert!(
+                eventually(|| attr(&panel(&root), "data-selected-record").as_deref() == Some(id))
+                    .await
+            );
+            // Replay compares results and states, never times or callers: verified...
+            assert!(verified(&root).await, "{id}");
+            wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+                .await
+                .unwrap();
+            // ...and the panel says what it did not check.
+            let unchecked = text(&one(&root, "[data-unchecked]"));
+            // The fixture's lanes journal names no callers: "mallory" brings them.
+            let callers = record["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s.get("actor").is_some());
+            let says = match (lang, callers) {
+                ("ja", true) => {
+                    "時刻、呼び出し元、記録の期間は記録のまま表示しており、確かめていません。"
+                }
+                ("ja", false) => "時刻、記録の期間は記録のまま表示しており、確かめていません。",
+                (_, true) => "Shown as recorded, not checked: times, callers, the window.",
+                (_, false) => "Shown as recorded, not checked: times, the window.",
+            };
+            assert!(unchecked.ends_with(says), "{id} {lang}: {unchecked}");
+            // The steps whose times stand out are marked, and only those.
+            let expected = standing_out(&record);
+            assert!(!expected.is_empty(), "{id}");
+            let marked: Vec<(usize, String)> = all(&root, "[data-step][data-time-mark]")
+                .iter()
+                .map(|c| {
+                    let n = attr(c, "data-step").unwrap().parse().unwrap();
+                    (n, attr(c, "data-time-mark").unwrap())
+                })
+                .collect();
+            let expected_marks: Vec<(usize, String)> =
+                expected.iter().map(|(n, m)| (*n, m.to_string())).collect();
+            assert_eq!(marked, expected_marks, "{id} {lang}");
+            for (n, mark) in &expected {
+                let words = text(&one(&root, &format!("[data-step=\"{n}\"] .lv-time-mark")));
+                let earlier = match lang {
+                    "ja" => format!("ステップ {n} より前"),
+                    _ => format!("earlier than step {n}"),
+                };
+                let outside = match lang {
+                    "ja" => "記録の期間の外",
+                    _ => "outside the record's window",
+                };
+                assert_eq!(
+                    words.contains(&earlier),
+                    mark.contains("earlier"),
+                    "{words}"
+                );
+                assert_eq!(words.contains(outside), mark.contains("outside"), "{words}");
+            }
+            let summary = one(&root, "[data-time-marks]");
+            assert_eq!(
+                attr(&summary, "data-time-marks"),
+                Some(expected.len().to_string())
+            );
+            let first = expected[0].0 + 1;
+            let step = match lang {
+                "ja" => format!("ステップ {first}"),
+                _ => format!("Step {first}"),
+            };
+            assert!(text(&summary).contains(&step), "{}", text(&summary));
+            // Out of order by a millisecond is said to be no error.
+            let no_error = match lang {
+                "ja" => "1 ミリ秒ほど前後することがあります",
+                _ => "a millisecond or so out of order",
+            };
+            let earlier = expected.iter().any(|(_, m)| m.contains("earlier"));
+            assert_eq!(text(&summary).contains(no_error), earlier, "{id} {lang}");
+        }
+    }
+}

@@ -17,6 +17,7 @@ use crate::entry::{Entry, Loaded, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
+use crate::recorded;
 use crate::time::{Local, Zone};
 use crate::tree::{N, Tree};
 
@@ -55,8 +56,9 @@ pub fn head<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) -> &'sta
 
 /// Where a version 2 record came from and when, under its head: for a system's journal, that
 /// it was recorded from a running system, its name and the window it was cut from; for a record
-/// whose steps have times, the zone they are shown in (`zone`, the reader's). Nothing for
-/// records without an origin or times.
+/// whose steps have times, the zone they are shown in (`zone`, the reader's); then what replay
+/// checks and what is shown unchecked, and the steps whose times stand out. Nothing for
+/// records without an origin, times or callers.
 pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Zone) {
     use project_lanes::record::OriginKind;
     if let Some(origin) = &record.origin
@@ -91,6 +93,23 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
             &fill(text(lang, Msg::TimesInZone), &[&zone]),
         );
         t.attr(p, "data-time-zone", &zone);
+    }
+    unchecked(t, parent, lang, record);
+}
+
+/// What replay checks and what the panel shows unchecked (`[data-unchecked]`), then the steps
+/// whose times stand out (`[data-time-marks=<count>]`): [`recorded::sentences`], the words
+/// `lane-records replay` prints. Nothing for records without times, callers or a window.
+fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+    let notes = recorded::notes(record);
+    let mut sentences = recorded::sentences(lang, &notes).into_iter();
+    if let Some(first) = sentences.next() {
+        let p = t.el_text(parent, "p", "lv-unchecked", &first);
+        t.attr(p, "data-unchecked", "");
+    }
+    if let Some(marks) = sentences.next() {
+        let p = t.el_text(parent, "p", "lv-time-marks", &marks);
+        t.attr_number(p, "data-time-marks", notes.marked as u64);
     }
 }
 

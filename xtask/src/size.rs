@@ -11,9 +11,9 @@ use crate::util::{Result, project_root};
 
 /// wasm + JS glue, gzipped, at most this many bytes: the next round thousand above the last
 /// measurement, so that any growth is a decision. The measurements and what each change cost
-/// are in `docs/viewer-size.md` (168,574 with each viewer's region named by the record it
-/// shows).
-pub const BUDGET_GZIP_BYTES: usize = 169_000;
+/// are in `docs/viewer-size.md` (170,191 with the notes on what replay does not check and the
+/// times that stand out).
+pub const BUDGET_GZIP_BYTES: usize = 171_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
