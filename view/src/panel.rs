@@ -65,12 +65,8 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
         && origin.kind == OriginKind::Journal
     {
         let system = origin.system.as_deref().unwrap_or_default();
-        let p = t.el_text(
-            parent,
-            "p",
-            "lv-origin",
-            &fill(text(lang, Msg::FromSystem), &[system]),
-        );
+        let p = t.el(parent, "p", "lv-origin");
+        isolated(t, p, text(lang, Msg::FromSystem), system);
         t.attr(p, "data-origin", "journal");
         let local = |at: project_lanes::record::Timestamp| Local::at(at.millis(), zone).full(lang);
         let window = match (origin.since, origin.until) {
@@ -110,6 +106,23 @@ fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     if let Some(marks) = sentences.next() {
         let p = t.el_text(parent, "p", "lv-time-marks", &marks);
         t.attr_number(p, "data-time-marks", notes.marked as u64);
+    }
+}
+
+/// `template` with `{0}` as `value` in a `<bdi>`: record text in a sentence stays isolated, so
+/// a right-to-left override inside it cannot reorder the sentence around it.
+fn isolated(t: &mut Tree, parent: N, template: &str, value: &str) {
+    // The template's one placeholder, `{0}`, found as `fill` finds it (a char, not a string
+    // search, which would bring its own searcher into the wasm).
+    let at = template.find('{').unwrap_or(template.len());
+    let before = template.get(..at).unwrap_or_default();
+    let after = template.get(at + 3..).unwrap_or_default();
+    if !before.is_empty() {
+        t.text(parent, before);
+    }
+    t.el_text(parent, "bdi", "", value);
+    if !after.is_empty() {
+        t.text(parent, after);
     }
 }
 

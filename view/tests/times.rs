@@ -94,7 +94,7 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
     panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(-240));
     assert_eq!(
         html::write(&t),
-        "<p class=\"lv-origin\" data-origin=\"journal\">Recorded from a running system: build farm.</p>\
+        "<p class=\"lv-origin\" data-origin=\"journal\">Recorded from a running system: <bdi>build farm</bdi>.</p>\
          <p class=\"lv-window\" data-origin-window=\"\">Transitions from 2026-04-30 23:00:00.000 (UTC-04:00) until 2026-04-30 23:01:00.000 (UTC-04:00).</p>\
          <p class=\"lv-zone\" data-time-zone=\"UTC-04:00\">Times are shown in your time zone (UTC-04:00).</p>\
          <p class=\"lv-unchecked\" data-unchecked=\"\">Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.</p>"
@@ -102,7 +102,7 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
     let mut t = Tree::new();
     panel::origin(&mut t, ROOT, Lang::Ja, &record, &Fixed(540));
     let markup = html::write(&t);
-    assert!(markup.contains("稼働中のシステム「build farm」から記録したものです。"));
+    assert!(markup.contains("稼働中のシステム「<bdi>build farm</bdi>」から記録したものです。"));
     assert!(markup.contains("時刻は閲覧環境のタイムゾーン（UTC+09:00）で表示しています。"));
 }
 
