@@ -198,6 +198,26 @@ impl View {
         }
     }
 
+    /// Scrolls the tab list (a box that scrolls, for long indexes) to show the selected tab,
+    /// within its box only: the page stays where the reader has it. Called once the panel is
+    /// in the page, whose height may have changed the tabs' wrapping.
+    fn reveal_tab(&self, state: &State) {
+        let Some(tab) = self.tablist.children().item(state.selected as u32) else {
+            return;
+        };
+        let (list, at) = (
+            self.tablist.get_bounding_client_rect(),
+            tab.get_bounding_client_rect(),
+        );
+        let by = (at.top() - list.top()).min(0.0) + (at.bottom() - list.bottom()).max(0.0);
+        if by != 0.0 {
+            // Whole pixels, far enough (`f64::round` would link a libm function).
+            let top = self.tablist.scroll_top() as f64 + by;
+            let top = if by > 0.0 { top.ceil() } else { top.floor() };
+            self.tablist.set_scroll_top(top as i32);
+        }
+    }
+
     /// Record `i` arrived: its tab stops saying it is loading, or says it failed.
     pub(super) fn replace_tab(&mut self, state: &State, i: usize) {
         let Some(old) = self.tablist.children().item(i as u32) else {
@@ -269,6 +289,7 @@ impl View {
         {
             attr(&self.panel, "data-selected-record", &entry.id);
             self.redraw_timeline(state, false);
+            self.reveal_tab(state);
             return None;
         }
         let panels = &mut self.panels;
@@ -278,6 +299,7 @@ impl View {
             self.panels.shown(loaded, lang);
         }
         self.redraw_timeline(state, false);
+        self.reveal_tab(state);
         settled
     }
 
