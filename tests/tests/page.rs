@@ -1,5 +1,6 @@
 //! The standalone page (`www/index.html`) in a frame, as a reader opens it with `#src=`: it says
-//! whose records it shows (its own header only for records from its own site).
+//! whose records it shows (its own header only for records from its own site), and a `#src=`
+//! changed after it loaded is followed.
 //!
 //! The frame is a `srcdoc` copy of the page with a `<base>` at the test site, so its scripts,
 //! styles and records come from there as they would from the page's own site.
@@ -74,6 +75,11 @@ impl Page {
     fn visible_text(&self) -> String {
         self.body().unchecked_into::<HtmlElement>().inner_text()
     }
+
+    fn set_hash(&self, hash: &str) {
+        let window = self.frame.content_window().unwrap();
+        window.location().set_hash(hash).unwrap();
+    }
 }
 
 impl Drop for Page {
@@ -137,4 +143,56 @@ async fn records_from_another_origin_are_named_as_theirs_and_never_shown_under_o
         seen.contains("These records come from data:application/json,"),
         "{seen}"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_src_changed_after_load_is_followed() {
+    let page = Page::open("records/index.json").await;
+    let first = index().await.records[0].id.clone();
+    assert_eq!(page.selected().as_deref(), Some(first.as_str()));
+    // The address names other records: the page shows them.
+    page.set_hash("src=fixtures/journal/index.json");
+    assert!(
+        eventually_within(10_000, || page.selected().as_deref()
+            == Some("shop-journal"))
+        .await,
+        "{:?}",
+        page.selected()
+    );
+    assert_eq!(
+        all(&page.body(), "[data-lane-viewer]").len(),
+        1,
+        "one viewer, started again"
+    );
+    // Then the same records from another origin, which the header names: a new viewer (the
+    // one before has the record too, and follows the hash until it is gone).
+    let before = one(&page.body(), "[data-lane-viewer]");
+    page.set_hash(&format!(
+        "src={}&record=farm-window",
+        elsewhere("fixtures/journal/index.json")
+    ));
+    assert!(
+        eventually_within(10_000, || !before.is_connected()
+            && page.selected().as_deref() == Some("farm-window"))
+        .await,
+        "{:?}",
+        page.selected()
+    );
+    assert!(!page.visible_text().contains(OURS[0]));
+    assert!(
+        page.visible_text()
+            .contains("These records come from http://localhost:")
+    );
+    // A hash that changes only the record keeps the viewer and follows the record.
+    let root = one(&page.body(), "[data-lane-viewer]");
+    page.set_hash(&format!(
+        "src={}&record=shop-journal",
+        elsewhere("fixtures/journal/index.json")
+    ));
+    assert!(
+        eventually_within(10_000, || page.selected().as_deref()
+            == Some("shop-journal"))
+        .await
+    );
+    assert!(root.is_connected(), "the same viewer");
 }
