@@ -503,7 +503,7 @@ async fn edited_times_and_callers_replay_but_are_shown_as_recorded_unchecked_and
             for (n, mark) in &expected {
                 let words = text(&one(&root, &format!("[data-step=\"{n}\"] .lv-time-mark")));
                 let earlier = match lang {
-                    "ja" => format!("ステップ {n} より前"),
+                    "ja" => format!("ステップ {n} より前の時刻"),
                     _ => format!("earlier than step {n}"),
                 };
                 let outside = match lang {

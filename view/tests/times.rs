@@ -327,7 +327,7 @@ fn a_time_earlier_than_the_step_before_or_outside_the_window_is_marked_on_its_st
             Lang::En,
             "earlier than step 2 · outside the record&#39;s window",
         ),
-        (Lang::Ja, "ステップ 2 より前 · 記録の期間の外"),
+        (Lang::Ja, "ステップ 2 より前の時刻 · 記録の期間の外"),
     ] {
         let mut t = Tree::new();
         cards_in_zone(&mut t, ROOT, lang, &record, (0, 1_000), None, &Fixed(0));

@@ -300,7 +300,7 @@ catalog! {
         /// On a step's card; `{0}`: the step before it.
         EarlierThan {
             en: "earlier than step {0}",
-            ja: "ステップ {0} より前",
+            ja: "ステップ {0} より前の時刻",
         }
         OutsideWindow {
             en: "outside the record's window",

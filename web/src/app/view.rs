@@ -209,7 +209,9 @@ impl View {
             self.tablist.get_bounding_client_rect(),
             tab.get_bounding_client_rect(),
         );
-        let by = (at.top() - list.top()).min(0.0) + (at.bottom() - list.bottom()).max(0.0);
+        // With the box's padding (5 px) and a pixel to spare around the tab.
+        let by =
+            (at.top() - 6.0 - list.top()).min(0.0) + (at.bottom() + 6.0 - list.bottom()).max(0.0);
         if by != 0.0 {
             // Whole pixels, far enough (`f64::round` would link a libm function).
             let top = self.tablist.scroll_top() as f64 + by;
