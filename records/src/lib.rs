@@ -450,12 +450,24 @@ pub enum ReplayReport {
 
 /// Reads and replays one record file.
 pub fn replay_file(path: &Path) -> ReplayReport {
+    replay_file_noting(path).0
+}
+
+/// [`replay_file`], and for a file read as a record, what replay does not check and the steps
+/// whose times stand out ([`lane_view::recorded`], the viewer's notes for the same file), in
+/// English: one line each, none for a record without times, callers or a window.
+pub fn replay_file_noting(path: &Path) -> (ReplayReport, Vec<String>) {
     match read_record(path) {
-        Err(e) => ReplayReport::Unreadable(e),
-        Ok(record) => match replay(&record) {
-            Ok(()) => ReplayReport::Matched(record.steps.len()),
-            Err(mismatch) => ReplayReport::Mismatch(mismatch),
-        },
+        Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
+        Ok(record) => {
+            let notes = lane_view::recorded::notes(&record);
+            let lines = lane_view::recorded::sentences(lane_view::i18n::Lang::En, &notes);
+            let report = match replay(&record) {
+                Ok(()) => ReplayReport::Matched(record.steps.len()),
+                Err(mismatch) => ReplayReport::Mismatch(mismatch),
+            };
+            (report, lines)
+        }
     }
 }
 

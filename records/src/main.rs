@@ -9,7 +9,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
     INDEX_FILE, ReplayReport, compare, describe_mismatch, generate, index_dir, records_dir,
-    replay_file, run_scenarios, write_files,
+    replay_file_noting, run_scenarios, write_files,
 };
 use lane_view::i18n::Lang;
 
@@ -93,8 +93,10 @@ examples:
     /// Replay record files on the core; report the first mismatching step of each
     #[command(
         override_usage = "lane-records replay FILE...",
-        after_help = "Version 1 and version 2 records are read; times and callers are never compared. Exit \
-status 1 if any file is unreadable or does not replay.
+        after_help = "Version 1 and version 2 records are read. Replay compares each step's result and the state \
+after it, never times, callers or the window: for a record that has them, a line under its verdict \
+says so, and another names the steps whose times are earlier than the step before or outside the \
+window (the viewer's notes, word for word). Exit status 1 if any file is unreadable or does not replay.
 
 examples:
   lane-records replay my-docs/records/deploy-waits.json
@@ -348,7 +350,8 @@ fn replay(files: &[PathBuf]) -> ExitCode {
     let mut failed = 0;
     for path in files {
         let file = path.display();
-        match replay_file(path) {
+        let (report, notes) = replay_file_noting(path);
+        match report {
             ReplayReport::Matched(steps) => {
                 say!("{file}: ok, all {steps} steps matched the core");
             }
@@ -360,6 +363,11 @@ fn replay(files: &[PathBuf]) -> ExitCode {
                 failed += 1;
                 say!("{file}: MISMATCH at {}", describe_mismatch(&m));
             }
+        }
+        // What replay did not check (times, callers, the window) and the times that stand
+        // out: the viewer's notes for this file, word for word.
+        for line in notes {
+            say!("  {line}");
         }
     }
     if failed == 0 {

@@ -203,3 +203,43 @@ fn the_schema_refuses_the_version_2_fields_the_reader_refuses() {
         );
     }
 }
+
+#[test]
+fn the_replay_command_says_times_are_unchecked_and_names_the_steps_whose_times_stand_out() {
+    let dir = TempDir::new().unwrap();
+    let mut record = lanes_window();
+    // One step's time set to 2001 (before the window), one caller renamed: still verified.
+    record.steps[2].at = Some("2001-01-01T00:00:00.000Z".parse().unwrap());
+    record.steps[1].actor = Some("mallory".into());
+    replay(&record).unwrap();
+    let path = dir.path().join("edited.json");
+    std::fs::write(&path, to_json(&record)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_lane-records"))
+        .arg("replay")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let steps = record.steps.len();
+    assert_eq!(
+        lines,
+        [
+            format!("{}: ok, all {steps} steps matched the core", path.display()).as_str(),
+            "  Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.",
+            "  The time of Step 3 stands out: it is earlier than the step before it or outside the record's window. \
+             Callers running at the same time can record times a millisecond or so out of order: the order of the steps is the one that replays.",
+        ]
+    );
+    // The viewer's words for the same bytes.
+    let read = parse_record(&std::fs::read(&path).unwrap()).unwrap();
+    let notes = lane_view::recorded::sentences(
+        lane_view::i18n::Lang::En,
+        &lane_view::recorded::notes(&read),
+    );
+    assert_eq!(
+        lines[1..],
+        notes.iter().map(|l| format!("  {l}")).collect::<Vec<_>>()
+    );
+}

@@ -421,12 +421,17 @@ pub fn assert_shows(root: &Element, record: &Record, lang: &str) {
         &record.final_lanes,
         &format!("{} final", record.id),
     );
-    let untouched = all(&panel, "[data-untouched-project]");
-    assert_eq!(untouched.len(), 1);
-    assert_eq!(
-        attr(&untouched[0], "data-untouched-project").as_deref(),
-        Some(record.untouched_project.as_str())
-    );
+    let untouched: Vec<Option<String>> = all(&panel, "[data-untouched-project]")
+        .iter()
+        .map(|e| attr(e, "data-untouched-project"))
+        .collect();
+    let named: Vec<Option<String>> = record
+        .untouched_project
+        .get()
+        .map(|p| Some(p.to_string()))
+        .into_iter()
+        .collect();
+    assert_eq!(untouched, named, "{}: the untouched project", record.id);
 }
 
 fn assert_lanes(elements: &[Element], views: &[project_lanes::LaneView], at: &str) {

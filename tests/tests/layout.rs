@@ -302,3 +302,76 @@ async fn thousands_of_refused_steps_are_counted_per_bucket_not_stacked() {
     let detail = text(&one(&root, "[data-step-detail]"));
     assert!(detail.contains(code), "{detail}");
 }
+
+#[wasm_bindgen_test]
+async fn a_long_list_of_records_keeps_its_tabs_in_a_box_and_the_selected_record_on_the_first_screen()
+ {
+    for (width, height) in [(1280, 900), (390, 844)] {
+        let frame = Frame::new(width, height).await;
+        // 200 records, the 151st selected.
+        let (viewer, root) = frame
+            .mount(&[
+                ("src", s("fixtures/many/index.json")),
+                ("record", s("many-150")),
+                ("lang", s("en")),
+            ])
+            .await;
+        let list = one(&root, "[role=tablist]");
+        let boxed = list.get_bounding_client_rect();
+        assert!(
+            boxed.height() <= 0.25 * frame.height(),
+            "{width}×{height}: the tabs take {} px",
+            boxed.height()
+        );
+        assert!(
+            list.scroll_height() > list.client_height(),
+            "it scrolls inside"
+        );
+        let inside = |tab: &Element| {
+            let r = tab.get_bounding_client_rect();
+            let b = list.get_bounding_client_rect();
+            r.top() >= b.top() - 0.5 && r.bottom() <= b.bottom() + 0.5
+        };
+        let selected = one(&root, "[role=tab][aria-selected=true]");
+        assert_eq!(
+            attr(&selected, "data-record-id").as_deref(),
+            Some("many-150")
+        );
+        let (r, b) = (
+            selected.get_bounding_client_rect(),
+            list.get_bounding_client_rect(),
+        );
+        assert!(
+            inside(&selected),
+            "{width}×{height}: the selected tab at {}..{}, its box {}..{} scrolled by {}",
+            r.top(),
+            r.bottom(),
+            b.top(),
+            b.bottom(),
+            list.scroll_top()
+        );
+        let title = one(&root, "[role=tabpanel] .lv-title");
+        assert!(
+            title.get_bounding_client_rect().bottom() <= frame.height(),
+            "{width}×{height}: the record's title at {} px",
+            title.get_bounding_client_rect().top()
+        );
+        // The keys move through the tabs as before, and the focused tab is shown.
+        focus(&selected);
+        for (key_name, id) in [
+            ("ArrowRight", "many-151"),
+            ("End", "many-199"),
+            ("Home", "many-000"),
+        ] {
+            key(&frame.focused().unwrap(), key_name);
+            let focused = frame.focused().unwrap();
+            assert_eq!(attr(&focused, "data-record-id").as_deref(), Some(id));
+            assert_eq!(attr(&focused, "aria-selected").as_deref(), Some("true"));
+            assert!(inside(&focused), "{width}×{height}: {key_name}");
+        }
+        // Selected from the page, the tab is brought into its box.
+        assert!(viewer.select("many-120"));
+        assert!(inside(&one(&root, "[role=tab][data-record-id=many-120]")));
+        viewer.destroy();
+    }
+}

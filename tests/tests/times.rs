@@ -8,7 +8,7 @@
 
 use lane_viewer_tests::*;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MouseEvent, MouseEventInit};
 
@@ -291,4 +291,250 @@ async fn replay_compares_results_never_times() {
         attr(&first, "datetime").as_deref(),
         Some(format!("2026-05-02T03:00:{count:02}.000Z").as_str())
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_record_without_an_untouched_project_says_nothing_of_one() {
+    // A PostgreSQL export: version 2, no `untouched_project`.
+    let json: Value =
+        serde_json::from_str(&fetch_text("corpus/pg-journal-lanes.json").await).unwrap();
+    assert!(json.get("untouched_project").is_none());
+    for (lang, words) in [("en", "is untouched"), ("ja", "どのステップでも取得されず")]
+    {
+        let m = mount(&[
+            ("src", s("corpus/pg-journal-lanes.json")),
+            ("lang", s(lang)),
+        ])
+        .await;
+        let root = m.root();
+        wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+            .await
+            .unwrap();
+        assert!(maybe(&root, "[data-untouched-project]").is_none(), "{lang}");
+        assert!(maybe(&root, ".lv-untouched-note").is_none(), "{lang}");
+        assert!(maybe(&root, ".lv-untouched").is_none(), "{lang}");
+        assert!(!text(&root).contains(words), "{lang}: {}", text(&root));
+    }
+}
+
+/// A PostgreSQL-like export: `first` refused claims at its first instant, views 10 ms apart,
+/// and `last` refused claims at its last instant.
+fn refusals_at_the_edges(id: &str, first: usize, middle: usize, last: usize) -> String {
+    use project_lanes::record::{Origin, OriginKind, Recorder, Text, Timestamp};
+    let text = |s: &str| Text {
+        en: s.into(),
+        ja: s.into(),
+    };
+    let mut rec = Recorder::new(id, text(id), text("t"), &["docs", "site"], "site")
+        .unwrap()
+        .without_untouched_project();
+    rec.origin(Origin {
+        kind: OriginKind::Journal,
+        system: Some("pg".into()),
+        since: None,
+        until: None,
+    });
+    let at = |ms: u64| Timestamp::from_millis(1_777_604_400_000 + ms).unwrap();
+    for _ in 0..first {
+        rec.claim("docs", "not a label").at(at(0)).actor("w");
+    }
+    for n in 0..middle {
+        rec.view("docs").at(at(10 * (n as u64 + 1))).actor("w");
+    }
+    for _ in 0..last {
+        rec.claim("docs", "not a label")
+            .at(at(10 * (middle as u64 + 1)))
+            .actor("w");
+    }
+    serde_json::to_string(&rec.finish().unwrap()).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn refusals_at_a_records_first_and_last_instant_are_drawn_whole_inside_the_plot() {
+    let m = mount_journal("shop-journal", "en").await;
+    let root = m.root();
+    for (id, first, middle, last) in [
+        ("alone", 1, 20, 1),
+        ("counted", 30, 20, 30),
+        ("narrow", 1, 2_000, 1),
+    ] {
+        m.viewer.open_text(
+            &format!("{id}.json"),
+            refusals_at_the_edges(id, first, middle, last),
+        );
+        assert!(
+            eventually(|| attr(&panel(&root), "data-selected-record").as_deref() == Some(id)).await
+        );
+        for axis in ["steps", "time"] {
+            click(&one(&root, &format!("[data-axis-choice={axis}]")));
+            let svg = one(&root, "[data-timeline]");
+            let left = number(&svg, "data-plot-x");
+            let right = left + number(&svg, "data-plot-w");
+            let marks = all(&svg, ".lv-tl-refused > path, .lv-tl-refused > rect");
+            assert!(marks.len() >= 2, "{id}");
+            for mark in marks {
+                let b = mark
+                    .unchecked_ref::<web_sys::SvgGraphicsElement>()
+                    .get_b_box()
+                    .unwrap();
+                let (x, w) = (f64::from(b.x()), f64::from(b.width()));
+                assert!(
+                    left <= x + 0.01 && x + w <= right + 0.01,
+                    "{id} on {axis}: {} spans {}..{}, the plot {left}..{right}",
+                    mark.get_attribute("class").unwrap_or_default(),
+                    x,
+                    x + w
+                );
+            }
+        }
+    }
+}
+
+/// The steps whose times stand out, worked out here from the JSON alone: earlier than the step
+/// before, or outside `origin.since` (inclusive) .. `origin.until` (exclusive). Times are saved
+/// in one spelling (UTC, milliseconds), so their text orders as they do.
+fn standing_out(record: &Value) -> Vec<(usize, &'static str)> {
+    let since = record["origin"]["since"].as_str();
+    let until = record["origin"]["until"].as_str();
+    let steps = record["steps"].as_array().unwrap();
+    let mut out = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        let at = step["at"].as_str().unwrap();
+        let earlier = n > 0 && at < steps[n - 1]["at"].as_str().unwrap();
+        let outside = since.is_some_and(|s| at < s) || until.is_some_and(|u| at >= u);
+        match (earlier, outside) {
+            (true, true) => out.push((n, "earlier outside")),
+            (true, false) => out.push((n, "earlier")),
+            (false, true) => out.push((n, "outside")),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[wasm_bindgen_test]
+async fn edited_times_and_callers_replay_but_are_shown_as_recorded_unchecked_and_marked() {
+    let good = json("farm-window").await;
+    let since = good["origin"]["since"].as_str().unwrap().to_string();
+    let count = good["steps"].as_array().unwrap().len();
+    let mut cases: Vec<(&str, Value)> = Vec::new();
+    // Every time moved a day back: all before the window's start.
+    let mut moved = good.clone();
+    for step in moved["steps"].as_array_mut().unwrap() {
+        let at = step["at"]
+            .as_str()
+            .unwrap()
+            .replacen("2026-05-01", "2026-04-30", 1);
+        step["at"] = at.into();
+    }
+    cases.push(("moved", moved));
+    // One step's time set to 2001: earlier than the step before, and outside.
+    let mut in_2001 = good.clone();
+    in_2001["steps"][2]["at"] = "2001-01-01T00:00:00.000Z".into();
+    cases.push(("in-2001", in_2001));
+    // Every caller "mallory", and the window ends before the last two steps.
+    let mut mallory = good.clone();
+    for step in mallory["steps"].as_array_mut().unwrap() {
+        step["actor"] = "mallory".into();
+    }
+    let until = mallory["steps"][count - 2]["at"].clone();
+    mallory["origin"]["until"] = until;
+    cases.push(("mallory", mallory));
+    // A step a millisecond before the one before (callers running at the same time).
+    let mut concurrent = good.clone();
+    let before = concurrent["steps"][2]["at"].as_str().unwrap().to_string();
+    let earlier = format!("{}{}Z", &before[..20], {
+        let ms: u32 = before[20..23].parse().unwrap();
+        format!("{:03}", ms - 1)
+    });
+    concurrent["steps"][3]["at"] = earlier.into();
+    cases.push(("concurrent", concurrent));
+    assert!(since.as_str() <= good["steps"][0]["at"].as_str().unwrap());
+
+    for lang in ["en", "ja"] {
+        let m = mount_journal("farm-window", lang).await;
+        let root = m.root();
+        for (id, record) in &cases {
+            let mut record = record.clone();
+            record["id"] = (*id).into();
+            m.viewer.open_text(
+                &format!("{id}.json"),
+                serde_json::to_string(&record).unwrap(),
+            );
+            assert!(
+                eventually(|| attr(&panel(&root), "data-selected-record").as_deref() == Some(id))
+                    .await
+            );
+            // Replay compares results and states, never times or callers: verified...
+            assert!(verified(&root).await, "{id}");
+            wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
+                .await
+                .unwrap();
+            // ...and the panel says what it did not check.
+            let unchecked = text(&one(&root, "[data-unchecked]"));
+            // The fixture's lanes journal names no callers: "mallory" brings them.
+            let callers = record["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s.get("actor").is_some());
+            let says = match (lang, callers) {
+                ("ja", true) => {
+                    "時刻、呼び出し元、記録の期間は記録のまま表示しており、確かめていません。"
+                }
+                ("ja", false) => "時刻、記録の期間は記録のまま表示しており、確かめていません。",
+                (_, true) => "Shown as recorded, not checked: times, callers, the window.",
+                (_, false) => "Shown as recorded, not checked: times, the window.",
+            };
+            assert!(unchecked.ends_with(says), "{id} {lang}: {unchecked}");
+            // The steps whose times stand out are marked, and only those.
+            let expected = standing_out(&record);
+            assert!(!expected.is_empty(), "{id}");
+            let marked: Vec<(usize, String)> = all(&root, "[data-step][data-time-mark]")
+                .iter()
+                .map(|c| {
+                    let n = attr(c, "data-step").unwrap().parse().unwrap();
+                    (n, attr(c, "data-time-mark").unwrap())
+                })
+                .collect();
+            let expected_marks: Vec<(usize, String)> =
+                expected.iter().map(|(n, m)| (*n, m.to_string())).collect();
+            assert_eq!(marked, expected_marks, "{id} {lang}");
+            for (n, mark) in &expected {
+                let words = text(&one(&root, &format!("[data-step=\"{n}\"] .lv-time-mark")));
+                let earlier = match lang {
+                    "ja" => format!("ステップ {n} より前の時刻"),
+                    _ => format!("earlier than step {n}"),
+                };
+                let outside = match lang {
+                    "ja" => "記録の期間の外",
+                    _ => "outside the record's window",
+                };
+                assert_eq!(
+                    words.contains(&earlier),
+                    mark.contains("earlier"),
+                    "{words}"
+                );
+                assert_eq!(words.contains(outside), mark.contains("outside"), "{words}");
+            }
+            let summary = one(&root, "[data-time-marks]");
+            assert_eq!(
+                attr(&summary, "data-time-marks"),
+                Some(expected.len().to_string())
+            );
+            let first = expected[0].0 + 1;
+            let step = match lang {
+                "ja" => format!("ステップ {first}"),
+                _ => format!("Step {first}"),
+            };
+            assert!(text(&summary).contains(&step), "{}", text(&summary));
+            // Out of order by a millisecond is said to be no error.
+            let no_error = match lang {
+                "ja" => "1 ミリ秒ほど前後することがあります",
+                _ => "a millisecond or so out of order",
+            };
+            let earlier = expected.iter().any(|(_, m)| m.contains("earlier"));
+            assert_eq!(text(&summary).contains(no_error), earlier, "{id} {lang}");
+        }
+    }
 }

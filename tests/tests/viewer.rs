@@ -579,16 +579,46 @@ async fn record_ids_go_into_the_deep_link_encoded_and_back_restores_their_panel(
 }
 
 #[wasm_bindgen_test]
-async fn the_root_is_a_region_named_by_its_label_in_each_language() {
-    for (lang, label) in [
-        ("en", "Project lanes: saved records"),
-        ("ja", "プロジェクトレーン：保存された記録"),
-    ] {
-        let m = mount(&[("lang", s(lang))]).await;
+async fn each_viewer_is_a_region_named_by_the_record_it_shows_in_its_language() {
+    let (busy, stale) = (record("busy-project").await, record("stale-release").await);
+    let name = |lang: &str, title: &str| match lang {
+        "ja" => format!("プロジェクトレーン：{title}"),
+        _ => format!("Project lanes: {title}"),
+    };
+    // Two viewers in one language (a guide's chapter, `embed.html` after a language switch):
+    // two landmarks, two names.
+    let a = mount(&[("lang", s("en")), ("record", s("busy-project"))]).await;
+    let b = mount(&[("lang", s("ja")), ("record", s("stale-release"))]).await;
+    for (m, lang, record) in [(&a, "en", &busy), (&b, "ja", &stale)] {
         let root = m.root();
         assert_eq!(attr(&root, "role").as_deref(), Some("region"));
-        assert_eq!(attr(&root, "aria-label").as_deref(), Some(label));
+        assert_eq!(
+            attr(&root, "aria-label"),
+            Some(name(lang, record.title.get(lang)))
+        );
     }
+    assert!(b.viewer.set_lang("en"));
+    assert_eq!(
+        attr(&b.root(), "aria-label"),
+        Some(name("en", stale.title.get("en")))
+    );
+    assert_ne!(attr(&a.root(), "aria-label"), attr(&b.root(), "aria-label"));
+    // Kept up to date on select.
+    assert!(a.viewer.select("stale-release"));
+    assert!(b.viewer.select("busy-project"));
+    assert_eq!(
+        attr(&a.root(), "aria-label"),
+        Some(name("en", stale.title.get("en")))
+    );
+    assert!(a.viewer.set_lang("ja"));
+    assert_eq!(
+        attr(&a.root(), "aria-label"),
+        Some(name("ja", stale.title.get("ja")))
+    );
+    assert_eq!(
+        attr(&b.root(), "aria-label"),
+        Some(name("en", busy.title.get("en")))
+    );
 }
 
 #[wasm_bindgen_test]

@@ -5,7 +5,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use lane_viewer_tests::*;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
@@ -224,4 +224,129 @@ fn label_colon_and_note_style(root: &Element) -> (String, String) {
     let note = one(&card(root, 1), ".lv-note");
     let style = window().get_computed_style(&note).unwrap().unwrap();
     (colon, style.get_property_value("font-style").unwrap())
+}
+
+#[wasm_bindgen(inline_js = r#"
+// The horizontal extent on screen of `text` inside `element` (its characters' boxes, however
+// the bidi algorithm placed them), and of the last character of `element`'s text.
+export function textExtent(element, text) {
+  const walker = element.ownerDocument.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  let all = "", nodes = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
+  const at = all.indexOf(text);
+  if (at < 0) return null;
+  const range = element.ownerDocument.createRange();
+  const box = (from, to) => {
+    let left = Infinity, right = -Infinity;
+    for (const [n, start] of nodes) {
+      for (let i = Math.max(from, start); i < Math.min(to, start + n.data.length); i++) {
+        range.setStart(n, i - start); range.setEnd(n, i - start + 1);
+        for (const r of range.getClientRects()) { if (r.width > 0) { left = Math.min(left, r.left); right = Math.max(right, r.right); } }
+      }
+    }
+    return [left, right];
+  };
+  return [...box(at, at + text.length), ...box(all.length - 1, all.length)];
+}
+"#)]
+extern "C" {
+    /// `[left, right]` of `text` in `element`, then `[left, right]` of the element's last
+    /// character; `null` if the text is not there.
+    #[wasm_bindgen(js_name = textExtent)]
+    fn text_extent(element: &Element, text: &str) -> JsValue;
+}
+
+/// Whether the characters after `value` in `element` (its last one) are drawn after it, to
+/// its right: true when a right-to-left override inside `value` stays inside it.
+fn ends_after(element: &Element, value: &str) -> bool {
+    let extent = text_extent(element, value);
+    let n: Vec<f64> = js_sys::Array::from(&extent)
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(n.len(), 4, "{value:?} in {:?}", text(element));
+    n[2] >= n[1] - 0.5
+}
+
+/// The computed `unicode-bidi` of `element`.
+fn unicode_bidi(element: &Element) -> String {
+    window()
+        .get_computed_style(element)
+        .unwrap()
+        .unwrap()
+        .get_property_value("unicode-bidi")
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn record_text_with_a_right_to_left_override_stays_inside_its_own_place() {
+    use project_lanes::record::{Origin, OriginKind, Recorder, Text, Timestamp};
+    let evil = "1-evil\u{202E}drawn";
+    let text_of = |s: &str| Text {
+        en: s.into(),
+        ja: s.into(),
+    };
+    let mut rec = Recorder::new(
+        "bidi",
+        text_of(&format!("title {evil}")),
+        text_of("t"),
+        &["docs", "site"],
+        "site",
+    )
+    .unwrap();
+    rec.origin(Origin {
+        kind: OriginKind::Journal,
+        system: Some(format!("farm {evil}")),
+        since: None,
+        until: None,
+    });
+    let at = Timestamp::from_millis(1_777_604_400_000).unwrap();
+    rec.claim("docs", &format!("run {evil}"))
+        .at(at)
+        .actor(&format!("worker{evil}"));
+    let record = serde_json::to_string(&rec.finish().unwrap()).unwrap();
+    for lang in ["en", "ja"] {
+        let m = mount(&[("lang", s(lang)), ("open", JsValue::TRUE)]).await;
+        let root = m.root();
+        m.viewer
+            .open_text(&format!("file {evil}.json"), record.clone());
+        assert!(
+            eventually(
+                || attr(&one(&root, "[role=tabpanel]"), "data-selected-record").as_deref()
+                    == Some("bidi")
+            )
+            .await
+        );
+        // In a sentence: the system's name, then the sentence's end.
+        let origin = one(&root, "[data-origin=journal]");
+        assert!(
+            ends_after(&origin, &format!("farm {evil}")),
+            "{lang}: {}",
+            text(&origin)
+        );
+        // In a tab: the title, then the file's name.
+        let tab = one(&root, "[role=tab][data-record-id=bidi]");
+        let title = one(&tab, ".lv-tab-title");
+        let file = one(&tab, ".lv-tab-file");
+        let (t, f) = (
+            title.get_bounding_client_rect(),
+            file.get_bounding_client_rect(),
+        );
+        assert!(
+            f.left() >= t.right() - 0.5,
+            "{lang}: the file name starts inside the title ({} < {})",
+            f.left(),
+            t.right()
+        );
+        // Fields: the caller, the inputs, the titles and file names are isolated.
+        for selector in [
+            ".lv-actor",
+            ".lv-inputs code",
+            ".lv-tab-title",
+            ".lv-tab-file",
+        ] {
+            let element = one(&root, selector);
+            assert_eq!(unicode_bidi(&element), "isolate", "{lang}: {selector}");
+        }
+    }
 }

@@ -5,10 +5,20 @@
 //! `[data-opened-file]` and `[data-tab-error]`), `[data-lang-choice]` buttons,
 //! `[data-open-records]` and `[data-viewer-error]`.
 
+use project_lanes::record::Text;
+
 use crate::entry::{Content, Entry};
 use crate::error::LoadError;
-use crate::i18n::{Lang, Msg, Term, text};
+use crate::i18n::{Lang, Msg, Term, fill, text};
 use crate::tree::{N, Tree};
+
+/// The accessible name of a viewer's region (`role="region"`): what it shows, the title of
+/// the record (`title`, or "Records" before there is one), so that several viewers on a page
+/// have distinct names.
+pub fn region_label(lang: Lang, title: Option<&Text>) -> String {
+    let shown = title.map_or(text(lang, Msg::RecordsLabel), |t| t.get(lang.tag()));
+    fill(text(lang, Msg::ViewerLabel), &[shown])
+}
 
 /// A code shown verbatim (`<code translate="no">`).
 pub fn code(t: &mut Tree, parent: N, value: &str) -> N {

@@ -15,7 +15,8 @@
 //! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
 //!   `#record=…&lang=…&step=…` address.
 //! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
-//!   browser).
+//!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
+//!   callers, the window), with the times that stand out, as `lane-records replay` says too.
 //!
 //! It fetches nothing, reads no files and replays nothing: the viewer does.
 //!
@@ -56,6 +57,7 @@ pub mod error;
 pub mod frame;
 pub mod i18n;
 pub mod panel;
+pub mod recorded;
 pub mod state;
 pub mod steps;
 pub mod still;

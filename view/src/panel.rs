@@ -7,7 +7,7 @@
 //!
 //! DOM contract (README): `[data-verification-line]`, `[data-nothing-executed]`,
 //! `[data-goto-step]`, `[data-lane][data-busy][data-run][data-state]` rows of the final lanes
-//! and `[data-untouched-project]`.
+//! and `[data-untouched-project]` (only for a record that names an untouched project).
 
 use project_lanes::LaneView;
 use project_lanes::record::{Record, ReplayMismatch};
@@ -17,6 +17,7 @@ use crate::entry::{Entry, Loaded, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
+use crate::recorded;
 use crate::time::{Local, Zone};
 use crate::tree::{N, Tree};
 
@@ -55,20 +56,17 @@ pub fn head<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) -> &'sta
 
 /// Where a version 2 record came from and when, under its head: for a system's journal, that
 /// it was recorded from a running system, its name and the window it was cut from; for a record
-/// whose steps have times, the zone they are shown in (`zone`, the reader's). Nothing for
-/// records without an origin or times.
+/// whose steps have times, the zone they are shown in (`zone`, the reader's); then what replay
+/// checks and what is shown unchecked, and the steps whose times stand out. Nothing for
+/// records without an origin, times or callers.
 pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Zone) {
     use project_lanes::record::OriginKind;
     if let Some(origin) = &record.origin
         && origin.kind == OriginKind::Journal
     {
         let system = origin.system.as_deref().unwrap_or_default();
-        let p = t.el_text(
-            parent,
-            "p",
-            "lv-origin",
-            &fill(text(lang, Msg::FromSystem), &[system]),
-        );
+        let p = t.el(parent, "p", "lv-origin");
+        isolated(t, p, text(lang, Msg::FromSystem), system);
         t.attr(p, "data-origin", "journal");
         let local = |at: project_lanes::record::Timestamp| Local::at(at.millis(), zone).full(lang);
         let window = match (origin.since, origin.until) {
@@ -91,6 +89,40 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
             &fill(text(lang, Msg::TimesInZone), &[&zone]),
         );
         t.attr(p, "data-time-zone", &zone);
+    }
+    unchecked(t, parent, lang, record);
+}
+
+/// What replay checks and what the panel shows unchecked (`[data-unchecked]`), then the steps
+/// whose times stand out (`[data-time-marks=<count>]`): [`recorded::sentences`], the words
+/// `lane-records replay` prints. Nothing for records without times, callers or a window.
+fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+    let notes = recorded::notes(record);
+    let mut sentences = recorded::sentences(lang, &notes).into_iter();
+    if let Some(first) = sentences.next() {
+        let p = t.el_text(parent, "p", "lv-unchecked", &first);
+        t.attr(p, "data-unchecked", "");
+    }
+    if let Some(marks) = sentences.next() {
+        let p = t.el_text(parent, "p", "lv-time-marks", &marks);
+        t.attr_number(p, "data-time-marks", notes.marked as u64);
+    }
+}
+
+/// `template` with `{0}` as `value` in a `<bdi>`: record text in a sentence stays isolated, so
+/// a right-to-left override inside it cannot reorder the sentence around it.
+fn isolated(t: &mut Tree, parent: N, template: &str, value: &str) {
+    // The template's one placeholder, `{0}`, found as `fill` finds it (a char, not a string
+    // search, which would bring its own searcher into the wasm).
+    let at = template.find('{').unwrap_or(template.len());
+    let before = template.get(..at).unwrap_or_default();
+    let after = template.get(at + 3..).unwrap_or_default();
+    if !before.is_empty() {
+        t.text(parent, before);
+    }
+    t.el_text(parent, "bdi", "", value);
+    if !after.is_empty() {
+        t.text(parent, after);
     }
 }
 
@@ -137,13 +169,18 @@ pub fn tail<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, loaded: &L
     let end = t.el(parent, "div", "lv-end");
     t.el_text(end, "h3", "lv-h", text(lang, Msg::FinalLanesHeading));
     final_lanes(t, end, lang, record);
-    let note = fill(
-        text(lang, Msg::UntouchedExplained),
-        &[&record.untouched_project],
-    );
-    t.el_text(end, "p", "lv-untouched-note", &note);
+    untouched_note(t, end, lang, record);
     let raw = raw_json(t, end, lang, entry);
     Tail { list, raw }
+}
+
+/// The note under the final lanes that the record's untouched project stays idle throughout;
+/// nothing for a record that names none (version 2 records may, as every journal's export).
+pub fn untouched_note(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
+    if let Some(project) = record.untouched_project.get() {
+        let note = fill(text(lang, Msg::UntouchedExplained), &[project]);
+        t.el_text(parent, "p", "lv-untouched-note", &note);
+    }
 }
 
 /// The verification line above the steps; returns its `data-verification` code.

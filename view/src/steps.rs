@@ -5,13 +5,15 @@
 //! operations whole.
 //!
 //! DOM contract (README): `[data-step][data-op][data-result]` steps (from 0), `[data-mismatch]`
-//! on the step that does not match the core, `[data-lane][data-busy][data-run][data-state]`
+//! on the step that does not match the core, `[data-time-mark]` on a step whose time stands
+//! out (`earlier`, `outside`), `[data-lane][data-busy][data-run][data-state]`
 //! lanes and `[data-reservation][data-queue][data-project][data-state]` reservations.
 
 use project_lanes::record::{Field, Record, Step};
 
 use crate::describe;
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
+use crate::recorded;
 use crate::time::{Local, Utc, Zone};
 use crate::tree::{N, Tree};
 
@@ -111,7 +113,7 @@ fn card(
     let badge = if ok { Msg::Accepted } else { Msg::Refused };
     t.el_text(head, "span", "lv-badge", text(lang, badge));
 
-    when(t, li, (lang, zone), step);
+    when(t, li, (lang, zone), record, i);
     let inputs = labelled(t, li, "lv-inputs", text(lang, Msg::Inputs));
     t.el_text(inputs, "code", "lv-code", &inputs_text(step));
     let response = labelled(t, li, "lv-response", text(lang, Msg::Response));
@@ -161,8 +163,13 @@ fn card(
     }
 }
 
-/// When the step ran, in the reader's zone, and who called (version 2 records), if saved.
-fn when(t: &mut Tree, li: N, (lang, zone): (Lang, &dyn Zone), step: &Step) {
+/// When step `i` ran, in the reader's zone, and who called (version 2 records), if saved; a
+/// time that stands out (earlier than the step before, outside the window) says so, and its
+/// card has `data-time-mark`.
+fn when(t: &mut Tree, li: N, (lang, zone): (Lang, &dyn Zone), record: &Record, i: usize) {
+    let Some(step) = record.steps.get(i) else {
+        return;
+    };
     if step.at.is_none() && step.actor.is_none() {
         return;
     }
@@ -172,6 +179,11 @@ fn when(t: &mut Tree, li: N, (lang, zone): (Lang, &dyn Zone), step: &Step) {
         let local = Local::at(at.millis(), zone).full(lang);
         let time = t.el_text(p, "time", "lv-time", &local);
         t.attr(time, "datetime", &at.to_string());
+        if let Some(mark) = recorded::mark(record, i) {
+            t.attr(li, "data-time-mark", mark.as_str());
+            let words = recorded::mark_words(lang, i, mark);
+            t.el_text(p, "span", "lv-time-mark", &words);
+        }
     }
     if let Some(actor) = &step.actor {
         t.el_text(p, "span", "lv-k", text(lang, Msg::StepActor));

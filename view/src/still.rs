@@ -11,7 +11,7 @@
 
 use project_lanes::record::Record;
 
-use crate::i18n::{Lang, Msg, fill, text};
+use crate::i18n::{Lang, Msg, text};
 use crate::panel;
 use crate::steps;
 use crate::tree::{ROOT, Tree, html};
@@ -25,7 +25,8 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
     t.attr(root, "data-record-id", &record.id);
     t.attr(root, "lang", l);
     t.attr(root, "role", "region");
-    t.attr(root, "aria-label", text(lang, Msg::ViewerLabel));
+    let label = crate::frame::region_label(lang, Some(&record.title));
+    t.attr(root, "aria-label", &label);
     t.el_text(root, "h2", "lv-title", record.title.get(l));
     t.el_text(root, "p", "lv-summary", record.summary.get(l));
     let no_work = t.el_text(root, "p", "lv-no-work", text(lang, Msg::NothingExecuted));
@@ -40,11 +41,7 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
     let end = t.el(root, "div", "lv-end");
     t.el_text(end, "h3", "lv-h", text(lang, Msg::FinalLanesHeading));
     panel::final_lanes(&mut t, end, lang, record);
-    let untouched = fill(
-        text(lang, Msg::UntouchedExplained),
-        &[&record.untouched_project],
-    );
-    t.el_text(end, "p", "lv-untouched-note", &untouched);
+    panel::untouched_note(&mut t, end, lang, record);
     html::write(&t)
 }
 

@@ -31,6 +31,10 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
     copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    // The standalone page, for the tests of what it says and of its `#src=`.
+    for page in ["index.html", "site.css"] {
+        copy(&root.join("www").join(page), &site.join(page))?;
+    }
     element_site(&root, &site)?;
     // The corpus of hostile and edge-case record files with their expected verdicts, which
     // `lane-records replay` must give too (`records/tests/corpus.rs`).

@@ -11,9 +11,9 @@ use crate::util::{Result, project_root};
 
 /// wasm + JS glue, gzipped, at most this many bytes: the next round thousand above the last
 /// measurement, so that any growth is a decision. The measurements and what each change cost
-/// are in `docs/viewer-size.md` (167,308 with records of running systems shown: their times in
-/// the reader's zone, callers, origin and the time axis).
-pub const BUDGET_GZIP_BYTES: usize = 168_500;
+/// are in `docs/viewer-size.md` (170,191 with the notes on what replay does not check and the
+/// times that stand out).
+pub const BUDGET_GZIP_BYTES: usize = 171_000;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;

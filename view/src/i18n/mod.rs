@@ -157,7 +157,7 @@ mod tests {
             all.len(),
             Msg::ALL.len() + TlMsg::ALL.len() + 10 + 2 + 4 + 5 + 6 + 7 + 14
         );
-        assert_eq!(Msg::ALL.len(), 63);
+        assert_eq!(Msg::ALL.len(), 72);
         assert_eq!(TlMsg::ALL.len(), 33);
         for (name, en, ja) in all {
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{name}");

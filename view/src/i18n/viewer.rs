@@ -7,9 +7,10 @@ use super::catalog::catalog;
 catalog! {
     /// The viewer's messages. Variants are the keys of the catalog.
     pub enum Msg {
+        /// The viewer's region, named by what it shows; `{0}`: the record's title.
         ViewerLabel {
-            en: "Project lanes: saved records",
-            ja: "プロジェクトレーン：保存された記録",
+            en: "Project lanes: {0}",
+            ja: "プロジェクトレーン：{0}",
         }
         RecordsLabel {
             en: "Records",
@@ -262,6 +263,48 @@ catalog! {
         TimesInZone {
             en: "Times are shown in your time zone ({0}).",
             ja: "時刻は閲覧環境のタイムゾーン（{0}）で表示しています。",
+        }
+        /// What replay checks, and what is shown unchecked; `{0}`: the list of
+        /// `UncheckedTimes`, `UncheckedCallers` and `UncheckedWindow` the record has.
+        Unchecked {
+            en: "Replay checks each step's result and the state after it. Shown as recorded, not checked: {0}.",
+            ja: "再生で確かめるのは、各ステップの応答とその後の状態です。{0}は記録のまま表示しており、確かめていません。",
+        }
+        UncheckedTimes {
+            en: "times",
+            ja: "時刻",
+        }
+        UncheckedCallers {
+            en: "callers",
+            ja: "呼び出し元",
+        }
+        UncheckedWindow {
+            en: "the window",
+            ja: "記録の期間",
+        }
+        /// `{1}`: the step whose time stands out (`StepLabel`).
+        TimeStandsOut {
+            en: "The time of {1} stands out: it is earlier than the step before it or outside the record's window.",
+            ja: "{1} の時刻は、直前のステップより前か、記録の期間の外にあります。",
+        }
+        /// `{0}`: how many steps' times stand out; `{1}`: the first of them (`StepLabel`).
+        TimesStandOut {
+            en: "The times of {0} steps stand out, earlier than the step before or outside the record's window: {1}.",
+            ja: "{0} ステップの時刻が、直前のステップより前か、記録の期間の外にあります：{1}。",
+        }
+        /// After `TimesStandOut` when a time is earlier than the one before: not an error.
+        OutOfOrder {
+            en: "Callers running at the same time can record times a millisecond or so out of order: the order of the steps is the one that replays.",
+            ja: "同時に動く呼び出し元の時刻は、1 ミリ秒ほど前後することがあります。ステップの順序は、再生で確かめた順序です。",
+        }
+        /// On a step's card; `{0}`: the step before it.
+        EarlierThan {
+            en: "earlier than step {0}",
+            ja: "ステップ {0} より前の時刻",
+        }
+        OutsideWindow {
+            en: "outside the record's window",
+            ja: "記録の期間の外",
         }
     }
 }

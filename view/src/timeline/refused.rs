@@ -112,11 +112,14 @@ pub(super) fn draw_marks(t: &mut Tree, root: N, g: &Geometry, band: &Band, marks
         rows_end,
         col,
     } = *band;
+    // Every mark whole inside the plot: a step at the record's first instant (or in a column
+    // narrower than the cross) is drawn as near its moment as the plot allows.
+    let (left, right) = g.plot();
     for (mark, label) in marks {
         let text_y = |level: u64| y + 28 + level * CODE_H;
         match *mark {
             Mark::One { step, code } => {
-                let center = g.center(step, col);
+                let center = g.center(step, col).max(left + 400).min(right - 400);
                 let m = t.svg(root, "g", "lv-tl-refused");
                 t.attr_number(m, "data-refused-step", step as u64);
                 t.attr(m, "data-code", code);
@@ -144,7 +147,10 @@ pub(super) fn draw_marks(t: &mut Tree, root: N, g: &Geometry, band: &Band, marks
                 t.attr_number(m, "data-to", to as u64);
                 t.attr_number(m, "data-count", count as u64);
                 let w = (g.x(to + 1) - g.x(from)).max(400);
-                let x = (g.x(from) + g.x(to + 1)) / 2 - w / 2;
+                let x = ((g.x(from) + g.x(to + 1)) / 2)
+                    .saturating_sub(w / 2)
+                    .max(left)
+                    .min(right.saturating_sub(w));
                 t.rect(m, "lv-tl-bucket-bar", (x, y + 5), (w, 10));
                 if let Some((start, level)) = *label {
                     t.svg_text(m, "lv-tl-count", start, text_y(level), &group(count));

@@ -135,7 +135,6 @@ impl View {
         let lang = state.lang;
         let busy = state.busy();
         attr(&self.root, "lang", lang.tag());
-        attr(&self.root, "aria-label", text(lang, Msg::ViewerLabel));
         if busy {
             attr(&self.root, "aria-busy", "true");
         } else {
@@ -199,6 +198,28 @@ impl View {
         }
     }
 
+    /// Scrolls the tab list (a box that scrolls, for long indexes) to show the selected tab,
+    /// within its box only: the page stays where the reader has it. Called once the panel is
+    /// in the page, whose height may have changed the tabs' wrapping.
+    fn reveal_tab(&self, state: &State) {
+        let Some(tab) = self.tablist.children().item(state.selected as u32) else {
+            return;
+        };
+        let (list, at) = (
+            self.tablist.get_bounding_client_rect(),
+            tab.get_bounding_client_rect(),
+        );
+        // With the box's padding (5 px) and a pixel to spare around the tab.
+        let by =
+            (at.top() - 6.0 - list.top()).min(0.0) + (at.bottom() + 6.0 - list.bottom()).max(0.0);
+        if by != 0.0 {
+            // Whole pixels, far enough (`f64::round` would link a libm function).
+            let top = self.tablist.scroll_top() as f64 + by;
+            let top = if by > 0.0 { top.ceil() } else { top.floor() };
+            self.tablist.set_scroll_top(top as i32);
+        }
+    }
+
     /// Record `i` arrived: its tab stops saying it is loading, or says it failed.
     pub(super) fn replace_tab(&mut self, state: &State, i: usize) {
         let Some(old) = self.tablist.children().item(i as u32) else {
@@ -238,6 +259,9 @@ impl View {
     /// The selected record's panel (kept from before, or built); starts verifying its record.
     /// Returns the panel's promise of its last step.
     pub(super) fn render_panel(&mut self, state: &State) -> Option<js_sys::Promise> {
+        // The region is named by the record it shows.
+        let label = frame::region_label(state.lang, state.selected_entry().map(|e| &e.title));
+        attr(&self.root, "aria-label", &label);
         self.panels.leave(&self.panel);
         clear(&self.panel);
         for name in [
@@ -267,6 +291,7 @@ impl View {
         {
             attr(&self.panel, "data-selected-record", &entry.id);
             self.redraw_timeline(state, false);
+            self.reveal_tab(state);
             return None;
         }
         let panels = &mut self.panels;
@@ -276,6 +301,7 @@ impl View {
             self.panels.shown(loaded, lang);
         }
         self.redraw_timeline(state, false);
+        self.reveal_tab(state);
         settled
     }
 
