@@ -218,7 +218,9 @@ pub fn write_files(files: &[(PathBuf, &OutputFile)]) -> Result<(), String> {
             .tempfile_in(dir)
             .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
         if let Some(permissions) = existing {
-            temp.as_file().set_permissions(permissions).map_err(cannot)?;
+            temp.as_file()
+                .set_permissions(permissions)
+                .map_err(cannot)?;
         }
         temp.write_all(&file.bytes)
             .and_then(|()| temp.flush())
