@@ -3,7 +3,8 @@
 //
 //   <script type="module" src="lane-viewer.js"></script>
 //   <lane-viewer src="records/index.json" record="busy-project" lang="ja"></lane-viewer>
-//   <lane-viewer><script type="application/json">{ …a record… }</script></lane-viewer>
+//   <lane-viewer>…</lane-viewer>   (a record inside: paste what `lane-records render RECORD
+//                                    --element` prints, never a record's JSON by hand)
 //
 // Attributes mirror mount()'s options: src, record, lang (en, ja), step (from 1, as the deep link
 // counts), open, hash and tabs ("", "true" or "false"; open and hash default to false, tabs to

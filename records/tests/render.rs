@@ -220,7 +220,10 @@ fn render_needs_a_folder_to_write_into_and_two_records_may_not_share_an_id() {
         .output()
         .unwrap();
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--html DIR, --svg DIR or both"));
+    assert!(
+        String::from_utf8_lossy(&run.stderr)
+            .contains("--html DIR, --svg DIR, --element [DIR], or several")
+    );
 
     let dir = TempDir::new().unwrap();
     let copy = dir.path().join("copy.json");
@@ -281,4 +284,219 @@ fn a_stylesheet_with_markup_characters_still_gives_well_formed_svg() {
     let css = "/* <lane-viewer> & ]]> */ .lane-viewer { color: red; }";
     let svg = lane_view::still::timeline_svg(&record, lane_view::i18n::Lang::En, css);
     assert!(!svg_segments(&svg).is_empty());
+}
+
+/// What an HTML tokenizer (html5ever's, the specification's states) reads in `html` when it
+/// stands in a page's body: every start tag with its attributes, every end tag, every comment,
+/// and the text of each script element.
+#[derive(Debug, Default)]
+struct Tokens {
+    start: Vec<(String, Vec<(String, String)>)>,
+    end: Vec<String>,
+    comments: Vec<String>,
+    scripts: Vec<String>,
+}
+
+fn tokens(html: &str) -> Tokens {
+    use html5ever::tendril::StrTendril;
+    use html5ever::tokenizer::states::RawKind;
+    use html5ever::tokenizer::{
+        BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer,
+    };
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct Sink {
+        tokens: RefCell<Tokens>,
+        in_script: RefCell<Option<String>>,
+    }
+    impl TokenSink for Sink {
+        type Handle = ();
+        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+            let mut tokens = self.tokens.borrow_mut();
+            let mut script = self.in_script.borrow_mut();
+            match token {
+                Token::TagToken(tag) => {
+                    let name = tag.name.to_string();
+                    match tag.kind {
+                        TagKind::StartTag => {
+                            let attrs = tag
+                                .attrs
+                                .iter()
+                                .map(|a| (a.name.local.to_string(), a.value.to_string()))
+                                .collect();
+                            tokens.start.push((name.clone(), attrs));
+                            // What a page's tree builder tells the tokenizer, for these elements.
+                            return match name.as_str() {
+                                "script" => {
+                                    *script = Some(String::new());
+                                    TokenSinkResult::RawData(RawKind::ScriptData)
+                                }
+                                "style" | "xmp" | "iframe" | "noembed" | "noframes" => {
+                                    TokenSinkResult::RawData(RawKind::Rawtext)
+                                }
+                                "title" | "textarea" => TokenSinkResult::RawData(RawKind::Rcdata),
+                                "plaintext" => TokenSinkResult::Plaintext,
+                                _ => TokenSinkResult::Continue,
+                            };
+                        }
+                        TagKind::EndTag => {
+                            if name == "script"
+                                && let Some(text) = script.take()
+                            {
+                                tokens.scripts.push(text);
+                            }
+                            tokens.end.push(name);
+                        }
+                    }
+                }
+                Token::CharacterTokens(text) => {
+                    if let Some(inside) = script.as_mut() {
+                        inside.push_str(&text);
+                    }
+                }
+                Token::CommentToken(text) => tokens.comments.push(text.to_string()),
+                _ => {}
+            }
+            TokenSinkResult::Continue
+        }
+    }
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from_slice(html));
+    let tokenizer = Tokenizer::new(Sink::default(), Default::default());
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let sink = tokenizer.sink;
+    let mut tokens = sink.tokens.take();
+    // A script left open swallows the rest of the page.
+    if let Some(open) = sink.in_script.take() {
+        tokens.scripts.push(open);
+    }
+    tokens
+}
+
+/// Notes that end or bend a script element when a record's JSON is pasted inside one as it is.
+const HOSTILE: [&str; 4] = [
+    "</script><img src=x onerror=alert(1)>",
+    "</script><!--",
+    "<!--<script>",
+    "</SCRIPT ><svg onload=alert(2)>",
+];
+
+/// A record whose notes are [`HOSTILE`], made and verified by `lane-records run`.
+fn hostile_record(dir: &Path) -> PathBuf {
+    let mut scenario = String::from(
+        "format = \"project-lanes/scenario\"\nversion = 1\nid = \"hostile\"\n\
+         projects = [\"docs\", \"site\"]\nuntouched_project = \"site\"\n\
+         title.en = \"Hostile notes\"\ntitle.ja = \"敵対的な注記\"\n\
+         summary.en = \"Each note tries to end the script element.\"\n\
+         summary.ja = \"どの注記もスクリプト要素を終わらせようとします。\"\n",
+    );
+    let steps = [
+        "op = \"claim\"\nproject = \"docs\"\nrun = \"nightly-1\"",
+        "op = \"claim\"\nproject = \"docs\"\nrun = \"deploy-2\"",
+        "op = \"release\"\nlease = \"L1\"\noutcome = \"succeeded\"",
+        "op = \"view\"\nproject = \"docs\"",
+    ];
+    for (step, note) in steps.iter().zip(HOSTILE) {
+        scenario.push_str(&format!(
+            "\n[[steps]]\n{step}\nnote.en = {note:?}\nnote.ja = {note:?}\n"
+        ));
+    }
+    let file = dir.join("hostile.toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = dir.join("records");
+    let run = lane_records()
+        .arg("run")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let record = out.join("hostile.json");
+    let replay = lane_records().arg("replay").arg(&record).output().unwrap();
+    assert!(replay.status.success(), "the command line verifies it");
+    record
+}
+
+#[test]
+fn a_hostile_record_inside_the_element_render_writes_stays_data_and_runs_nothing() {
+    let dir = TempDir::new().unwrap();
+    let record = hostile_record(dir.path());
+    let json = std::fs::read_to_string(&record).unwrap();
+    for note in HOSTILE {
+        assert!(json.contains(note), "{note} in the record");
+    }
+
+    // Pasted as it is, the record's text ends the script and becomes markup: what the
+    // tokenizer sees then is what this test refuses below.
+    let naive = tokens(&format!(
+        "<lane-viewer><script type=\"application/json\">{json}</script></lane-viewer>"
+    ));
+    assert!(
+        naive.start.iter().any(|(name, _)| name == "img"),
+        "{naive:?}"
+    );
+
+    for lang in ["en", "ja"] {
+        let printed = lane_records()
+            .arg("render")
+            .arg(&record)
+            .args(["--lang", lang, "--element"])
+            .output()
+            .unwrap();
+        assert!(
+            printed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&printed.stderr)
+        );
+        let element = String::from_utf8(printed.stdout).unwrap();
+        let out = dir.path().join(format!("elements-{lang}"));
+        let written = lane_records()
+            .arg("render")
+            .arg(&record)
+            .args(["--lang", lang, "--element"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(written.status.success());
+        assert_eq!(
+            std::fs::read_to_string(out.join("hostile.lane-viewer.html")).unwrap(),
+            element,
+            "the file holds what is printed"
+        );
+
+        let seen = tokens(&element);
+        assert_eq!(seen.start[0].0, "lane-viewer");
+        assert!(seen.start[0].1.contains(&("lang".into(), lang.into())));
+        assert_eq!(seen.end.last().map(String::as_str), Some("lane-viewer"));
+        for (name, attrs) in &seen.start {
+            assert!(
+                !["img", "iframe", "object", "embed"].contains(&name.as_str()),
+                "<{name}>"
+            );
+            for (attr, value) in attrs {
+                assert!(!attr.starts_with("on"), "<{name} {attr}={value:?}>");
+            }
+        }
+        let scripts: Vec<_> = seen.start.iter().filter(|(n, _)| n == "script").collect();
+        assert_eq!(scripts.len(), 1, "{seen:?}");
+        assert_eq!(
+            scripts[0].1,
+            [("type".to_string(), "application/json".to_string())]
+        );
+        assert_eq!(seen.comments, Vec::<String>::new());
+        // The script's text is the record, every character of it.
+        assert_eq!(seen.scripts.len(), 1);
+        let inline: serde_json::Value = serde_json::from_str(&seen.scripts[0]).unwrap();
+        let file: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(inline, file);
+        // And the static picture shows the notes as text.
+        assert!(element.contains("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"));
+    }
 }

@@ -175,13 +175,10 @@ pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
     for (id, lang) in OFFLINE {
         let bytes = std::fs::read(records.join(format!("{id}.json")))?;
         let record = lane_records::parse_record(&bytes)?;
-        let json = String::from_utf8(bytes)?;
-        // `</` inside a script element would end it; `<\/` is the same JSON string.
-        let json = json.replace("</", "<\\/");
-        let picture = lane_view::still::fragment(&record, lang, &format!("lvs-{id}"));
+        // The element `lane-records render --element` writes: the record escaped inside.
+        let element = lane_records::render::element(&record, &bytes, lang, &format!("lvs-{id}"));
         body.push_str(&format!(
-            "    <lane-viewer class=\"doc-viewer\" lang=\"{}\">\n      {picture}\n      <script type=\"application/json\">{json}</script>\n    </lane-viewer>\n",
-            lang.tag()
+            "    <div class=\"doc-viewer\">\n{element}\n    </div>\n"
         ));
     }
     let page = format!(
