@@ -13,8 +13,8 @@ use project_lanes::record::Record;
 
 use crate::i18n::{Lang, Msg, fill, text};
 use crate::panel;
-use crate::timeline::svg_legend;
 use crate::steps;
+use crate::timeline::svg_legend;
 use crate::tree::{ROOT, Tree, html};
 
 /// The static HTML fragment of `record` in `lang`; `prefix` makes its ids unique on a page.
@@ -142,8 +142,14 @@ pub fn with_fallbacks(css: &str) -> String {
             rest = &rest[open + 1..];
             continue;
         }
-        let prelude = rest[..open].rsplit([';', '}']).next().unwrap_or_default().trim();
-        let body_end = rest[open + 1..].find(['{', '}']).map_or(rest.len(), |e| open + 1 + e);
+        let prelude = rest[..open]
+            .rsplit([';', '}'])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let body_end = rest[open + 1..]
+            .find(['{', '}'])
+            .map_or(rest.len(), |e| open + 1 + e);
         let body = &rest[open + 1..body_end];
         let nested = rest.as_bytes().get(body_end) == Some(&b'{');
         if depth == 0 && prelude == ".lane-viewer" && !nested {
@@ -268,7 +274,10 @@ mod tests {
         assert!(out.contains("stroke: #222; stroke: var(--lv-b)"), "{out}");
         assert!(out.contains("fill: #111; fill: var(--lv-a)"), "{out}");
         // A property nothing defines is left to the renderer as it was.
-        assert!(out.contains("stroke-width: 2; fill-opacity: var(--lv-none)"), "{out}");
+        assert!(
+            out.contains("stroke-width: 2; fill-opacity: var(--lv-none)"),
+            "{out}"
+        );
         assert!(out.contains("--lv-a: #eee;"), "{out}");
     }
 }

@@ -340,6 +340,37 @@ mod tests {
         }
     }
 
+    /// mdBook sets the page's root font size to 62.5%: a length in rem would follow that, not
+    /// the text around the viewer (the layout browser tests measure it in a book's page).
+    #[test]
+    fn the_viewers_stylesheet_sizes_nothing_by_the_pages_root() {
+        let css =
+            std::fs::read_to_string(crate::util::project_root().join("www/viewer.css")).unwrap();
+        let without_comments = strip_css_comments(&css);
+        for (n, line) in without_comments.lines().enumerate() {
+            let found = line
+                .match_indices("rem")
+                .any(|(at, _)| at > 0 && line.as_bytes()[at - 1].is_ascii_digit());
+            assert!(!found, "www/viewer.css:{}: a size in rem: {line}", n + 1);
+        }
+    }
+
+    fn strip_css_comments(css: &str) -> String {
+        let mut out = String::new();
+        let mut rest = css;
+        while let Some(start) = rest.find("/*") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..]
+                .find("*/")
+                .map_or(rest.len(), |e| start + e + 2);
+            // Keep the line count.
+            out.extend(rest[start..end].chars().filter(|&c| c == '\n'));
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     #[test]
     fn the_standalone_build_is_one_classic_script_with_the_wasm_inside() {
         let glue = "import { buildTree } from './snippets/x/js/tree.js';\n\
