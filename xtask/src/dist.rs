@@ -156,7 +156,8 @@ pub fn write_standalone(site: &Path) -> Result<()> {
     }
     let glue = std::fs::read_to_string(&pkg.glue[0])?;
     let element = std::fs::read_to_string(site.join("lane-viewer.js"))?;
-    let js = standalone(&wasm, &snippets, &glue, &element)?;
+    let css = std::fs::read_to_string(site.join("viewer.css"))?;
+    let js = standalone(&wasm, &snippets, &glue, &element, &css)?;
     std::fs::write(site.join("lane-viewer.standalone.js"), js)?;
     Ok(())
 }
@@ -199,8 +200,15 @@ pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
 /// `<lane-viewer>` as one classic script for pages opened from a folder (`file://`, where
 /// module scripts and fetches of the wasm are refused): the wasm as base64, the bound glue and
 /// its snippets without their `import`/`export` lines, and the element with a loader that
-/// instantiates the wasm from those bytes, all inside one function scope.
-pub fn standalone(wasm: &[u8], snippets: &str, glue: &str, element: &str) -> Result<String> {
+/// instantiates the wasm from those bytes and adopts `css` (the viewer's stylesheet, so that
+/// nothing needs to sit next to the script), all inside one function scope.
+pub fn standalone(
+    wasm: &[u8],
+    snippets: &str,
+    glue: &str,
+    element: &str,
+    css: &str,
+) -> Result<String> {
     use base64::Engine as _;
     let unmodule = |js: &str| -> String {
         js.lines()
@@ -216,8 +224,7 @@ pub fn standalone(wasm: &[u8], snippets: &str, glue: &str, element: &str) -> Res
     let (Some(a), Some(b)) = (element.find(start), element.find(end)) else {
         return Err("www/lane-viewer.js has no // <loader> … // </loader> section".into());
     };
-    let loader = r#"const BASE = document.currentScript ? document.currentScript.src : document.baseURI;
-let started;
+    let loader = r#"let started;
 function loadViewer() {
   started ??= (async () => {
     const bytes = Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0));
@@ -226,15 +233,29 @@ function loadViewer() {
   })();
   return started;
 }
+function linkStylesheet(doc) {
+  const view = doc.defaultView;
+  if (view && view.CSSStyleSheet && "adoptedStyleSheets" in doc) {
+    const sheet = new view.CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+  } else {
+    const style = doc.createElement("style");
+    style.textContent = CSS;
+    doc.head.append(style);
+  }
+}
 "#;
     let element = format!("{}{loader}{}", &element[..a], &element[b + end.len()..]);
     if element.contains("import.meta") || element.contains("import(") {
         return Err("www/lane-viewer.js uses a module feature outside its loader section".into());
     }
     let wasm = base64::engine::general_purpose::STANDARD.encode(wasm);
+    // A JSON string is a JavaScript string literal.
+    let css = serde_json::to_string(css)?;
     Ok(format!(
-        "// <lane-viewer> as one classic script (wasm inside), written by `cargo xtask dist`.\n\
-         (() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\n{}{}{element}}})();\n",
+        "// <lane-viewer> as one classic script (wasm and stylesheet inside), written by `cargo \
+         xtask dist`.\n(() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\nconst CSS = {css};\n{}{}{element}}})();\n",
         unmodule(snippets),
         unmodule(&strip_comments(glue)),
     ))
@@ -382,7 +403,8 @@ mod tests {
         let element =
             std::fs::read_to_string(crate::util::project_root().join("www/lane-viewer.js"))
                 .unwrap();
-        let js = super::standalone(b"\0asm", snippet, glue, &element).unwrap();
+        let css = ".lane-viewer { color: \"red\"; }\n";
+        let js = super::standalone(b"\0asm", snippet, glue, &element, css).unwrap();
         assert!(
             js.contains("const WASM = \"AGFzbQ==\";"),
             "the wasm as base64"
@@ -397,8 +419,14 @@ mod tests {
         assert!(js.contains("function buildTree(a, b)") && js.contains("class Viewer {}"));
         assert!(js.contains("await __wbg_init({ module_or_path: bytes })"));
         assert!(js.contains("customElements.define(\"lane-viewer\""));
+        // The stylesheet inside, as a string; nothing looked for next to the script.
+        assert!(
+            js.contains(r#"const CSS = ".lane-viewer { color: \"red\"; }\n";"#),
+            "{js}"
+        );
+        assert!(js.contains("sheet.replaceSync(CSS)") && !js.contains("new URL(\"viewer.css\""));
         // Without the loader markers there is nothing to replace: an error, not a module script.
-        let e = super::standalone(b"", snippet, glue, "import(x)").unwrap_err();
+        let e = super::standalone(b"", snippet, glue, "import(x)", css).unwrap_err();
         assert!(e.to_string().contains("// <loader>"), "{e}");
     }
 }
