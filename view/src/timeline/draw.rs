@@ -4,7 +4,7 @@
 //!
 //! The drawing's natural size is [`WIDTH`] px with 12 px text; the stylesheet fits it to its box
 //! down to a readable size, below which it scrolls sideways, and its row labels are a second
-//! SVG over its left edge (sized in percent of the drawing) that stays put (`position: sticky`).
+//! SVG over its left edge, drawn at its scale, that stays put (`position: sticky`).
 
 use project_lanes::record::Record;
 
@@ -169,15 +169,11 @@ fn draw(
     };
     let height = rows_end + band + 4;
 
-    // The row labels, over the drawing's left edge; they stay in view when it scrolls. As wide
-    // as they are in the drawing, in percent of it, so that both are drawn at one scale.
+    // The row labels, over the drawing's left edge; they stay in view when it scrolls.
     let labels = t.svg(parent, "svg", "lv-tl-labels");
-    let mut share = String::new();
-    push_px(&mut share, label_w * 10_000 / WIDTH);
-    share.push('%');
     for (name, value) in [
         ("aria-hidden", "true"),
-        ("width", &share),
+        ("width", &label_w.to_string()),
         ("height", &height.to_string()),
         ("viewBox", &format!("0 0 {label_w} {height}")),
     ] {

@@ -4,7 +4,9 @@
 
 use project_lanes::dispatch::ReservationState;
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::geometry::{ROW_H, text_w};
+#[cfg(not(target_arch = "wasm32"))]
 use super::look::shape;
 use super::model::{State, Timeline};
 use crate::i18n::{Lang, TlMsg, text};
@@ -60,6 +62,7 @@ pub(super) fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, coun
 /// laid out): the same lines as [`legend`] but the current step's (a picture has none), each
 /// state's swatch drawn by [`shape`] exactly as the drawing draws it, the marks as the drawing
 /// draws them, wrapped to `width` px. Under `parent` from `top` px down; returns its height.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn svg_legend(
     t: &mut Tree,
     parent: N,
