@@ -315,7 +315,7 @@ async fn in_a_book_the_title_is_larger_than_the_summary_and_the_timeline_fits_it
         );
         let scale = timeline_scale(&root);
         assert!(
-            scale >= READABLE_SCALE && scale < 1.0,
+            (READABLE_SCALE..1.0).contains(&scale),
             "{lang}: drawn at {scale}"
         );
         viewer.destroy();
