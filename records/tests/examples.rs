@@ -12,8 +12,9 @@
 //!    built and not run; every other block must run and exit 0, in a folder of its own holding
 //!    `records/` (the bundled records, as in a clone).
 //! 4. `core/src/lib.rs` also runs the README's ```` ```rust ```` blocks as doctests of
-//!    `project-lanes`, which have that crate (with `journal`) and `serde_json` only: a block that
-//!    needs anything else is fenced ```` ```rust,ignore ````, and only such a block.
+//!    `project-lanes`, which have that crate (with `journal`) and `serde_json` only, in `core/`:
+//!    a block that needs anything else, or writes a file (it would land in `core/`), is fenced
+//!    ```` ```rust,ignore ````, and only such a block.
 //!
 //! Each block becomes a package of one generated workspace (`target/examples/`) with exactly the
 //! dependencies its first line names, built with `cargo build -p` one at a time (so each gets
@@ -211,15 +212,19 @@ fn rule_breaks(block: &Block, crates: &BTreeMap<String, PathBuf>) -> Vec<String>
     match dependencies(block, crates) {
         Err(e) => breaks.push(e),
         Ok(deps) => {
-            let fence = if core_doctests_can_build(&deps) {
+            let writes = ["fs::write", "File::create", "OpenOptions"]
+                .iter()
+                .any(|w| block.code.contains(w));
+            let fence = if core_doctests_can_build(&deps) && !writes {
                 "rust"
             } else {
                 "rust,ignore"
             };
             if block.info != fence {
                 breaks.push(format!(
-                    "fence it ```{fence}, not ```{}: project-lanes' doctests include README.md and \
-                     have only project-lanes (journal) and serde_json",
+                    "fence it ```{fence}, not ```{}: project-lanes' doctests include README.md, \
+                     have only project-lanes (journal) and serde_json, and run in core/, where a \
+                     file the example writes would stay",
                     block.info
                 ));
             }
@@ -258,6 +263,11 @@ fn the_rule_catches_a_snippet_a_reader_cannot_build() {
     assert!(rule_breaks(&runner, &crates)[0].contains("```rust,ignore"));
     let unknown = block("rust,ignore", "// Cargo.toml: regex\nfn main() {}\n");
     assert!(rule_breaks(&unknown, &crates)[0].contains("give its version"));
+    let writer = block(
+        "rust",
+        "// Cargo.toml: project-lanes\nfn main() { std::fs::write(\"x\", \"\").unwrap(); }\n",
+    );
+    assert!(rule_breaks(&writer, &crates)[0].contains("```rust,ignore"));
 }
 
 #[test]
