@@ -3,7 +3,11 @@
 //
 //   <script type="module" src="lane-viewer.js"></script>
 //   <lane-viewer src="records/index.json" record="busy-project" lang="ja"></lane-viewer>
-//   <lane-viewer><script type="application/json">{ …a record… }</script></lane-viewer>
+//   <lane-viewer>…</lane-viewer>   (a record inside: paste what `lane-records render RECORD
+//                                    --element` prints, never a record's JSON by hand)
+//
+// A page that may be opened from a folder (file://), where browsers run no module script, links
+// viewer.css as well: a <lane-viewer> whose script never ran then says so, and what to do.
 //
 // Attributes mirror mount()'s options: src, record, lang (en, ja), step (from 1, as the deep link
 // counts), open, hash and tabs ("", "true" or "false"; open and hash default to false, tabs to
@@ -15,8 +19,8 @@
 // step from 0 as in data-step, null when none) let a page follow along.
 //
 // `cargo xtask dist` also writes lane-viewer.standalone.js from this file: the part between the
-// loader markers is replaced by one that holds the wasm, so a page opened from a folder (file://)
-// works with a classic script.
+// loader markers is replaced by one that holds the wasm and the stylesheet, so a page opened from
+// a folder (file://), where browsers run no module script, works with that one classic script.
 
 // <loader>
 const BASE = import.meta.url;
@@ -28,6 +32,17 @@ function loadViewer() {
     return m;
   });
   return started;
+}
+/** Links viewer.css, next to this script, into the document once. */
+function linkStylesheet(doc) {
+  const href = new URL("viewer.css", BASE).href;
+  for (const link of doc.querySelectorAll("link[rel=stylesheet]")) {
+    if (link.href === href) return;
+  }
+  const link = doc.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href;
+  doc.head.append(link);
 }
 // </loader>
 
@@ -45,21 +60,14 @@ const WORDS = {
 const BOOLEAN = ["open", "hash", "tabs"];
 const ATTRIBUTES = ["src", "record", "lang", "step", ...BOOLEAN];
 
-/** Adds viewer.css (next to this script) to the document once. */
+/** Adds the viewer's stylesheet to the document once (the loader's linkStylesheet). */
 function addStylesheet(doc) {
   // Already on the page under another name (mdBook renames it with a hash of its content).
   const view = doc.defaultView;
   if (view && view.getComputedStyle(doc.documentElement).getPropertyValue("--lane-viewer-css")) {
     return;
   }
-  const href = new URL("viewer.css", BASE).href;
-  for (const link of doc.querySelectorAll("link[rel=stylesheet]")) {
-    if (link.href === href) return;
-  }
-  const link = doc.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href;
-  doc.head.append(link);
+  linkStylesheet(doc);
 }
 
 class LaneViewerElement extends HTMLElement {

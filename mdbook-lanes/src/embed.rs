@@ -262,28 +262,11 @@ fn located(
     }
 }
 
-/// The `<lane-viewer>` for `record` (whose JSON is `json`): its static picture, then the record
-/// inline. Written without blank lines, so markdown keeps it as one HTML block.
-pub fn element(record: &Record, json: &[u8], lang: Lang, n: usize) -> String {
-    let picture = lane_view::still::fragment(record, lang, &format!("lanes-{n}"));
-    let picture: Vec<&str> = picture.lines().filter(|l| !l.trim().is_empty()).collect();
-    format!(
-        "\n<lane-viewer lang=\"{}\">\n{}\n<script type=\"application/json\">{}</script>\n</lane-viewer>\n\n",
-        lang.tag(),
-        picture.join("\n"),
-        inline_json(json)
-    )
-}
-
-/// A record's JSON made safe inside `<script type="application/json">` and inside a markdown HTML
-/// block: `<` only occurs inside JSON strings, where `\u003c` is the same character, so no
-/// `</script>` or `<!--` can end or bend the script element; blank lines (whitespace between
-/// tokens, never inside a string) would end the HTML block, so they go.
-pub fn inline_json(json: &[u8]) -> String {
-    String::from_utf8_lossy(json)
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
-        .replace('<', "\\u003c")
+/// The `<lane-viewer>` for `record` (whose JSON is `json`), the `n`th of the book: the one
+/// element `lane-records render --element` writes ([`lane_records::render::element`]: the static
+/// picture, then the record inline with every `<` written `\u003c`), between blank lines so that
+/// markdown keeps it as one HTML block.
+fn element(record: &Record, json: &[u8], lang: Lang, n: usize) -> String {
+    let element = lane_records::render::element(record, json, lang, &format!("lanes-{n}"));
+    format!("\n{element}\n\n")
 }

@@ -30,6 +30,39 @@ pub fn supports(renderer: &str) -> bool {
     renderer == "html"
 }
 
+/// The mdBook releases whose preprocessor JSON this build reads: 0.5 (built against
+/// [`mdbook_preprocessor::MDBOOK_VERSION`]). mdBook 0.4 gives the book in another shape.
+pub const SUPPORTED_MDBOOK: &str = "0.5";
+
+/// Refuses mdBook's input (`[context, book]`) when the mdBook that sent it is not
+/// [`SUPPORTED_MDBOOK`], saying which versions are; read before the book, whose shape differs.
+pub fn check_mdbook_version(input: &[u8]) -> Result<(), String> {
+    #[derive(serde::Deserialize)]
+    struct Context {
+        mdbook_version: String,
+    }
+    let (context, _): (Context, serde::de::IgnoredAny) =
+        serde_json::from_slice(input).map_err(|e| {
+            format!(
+                "cannot read mdBook's input ({e}): mdbook-lanes is run by `mdbook build` \
+                 (mdBook {SUPPORTED_MDBOOK}), which gives it [context, book] as JSON"
+            )
+        })?;
+    let version = context.mdbook_version;
+    // "0.5" of "0.5.4", "0.5.0-beta.1" or "0.5.2+local".
+    let release = version.split(['-', '+']).next().unwrap_or_default();
+    if release.rsplit_once('.').map(|(minor, _)| minor) == Some(SUPPORTED_MDBOOK) {
+        return Ok(());
+    }
+    Err(format!(
+        "this book is built by mdBook {version}; mdbook-lanes supports mdBook {SUPPORTED_MDBOOK} \
+         (any {SUPPORTED_MDBOOK} release; built against {}): mdBook 0.4 and 0.5 give \
+         preprocessors the book in different shapes. Build the book with mdBook \
+         {SUPPORTED_MDBOOK} (cargo install mdbook --version '^{SUPPORTED_MDBOOK}')",
+        mdbook_preprocessor::MDBOOK_VERSION
+    ))
+}
+
 /// The language elements are shown in: `[preprocessor.lanes] lang`, else `book.language` when it
 /// is `ja`, else English.
 pub fn book_lang(ctx: &PreprocessorContext) -> Result<Lang, String> {

@@ -1,4 +1,4 @@
-//! `mdbook-lanes`: mdBook's preprocessor protocol, and `install`.
+//! `mdbook-lanes`: mdBook's preprocessor protocol, and `install`. Run `mdbook-lanes --help`.
 //!
 //! ```text
 //! mdbook-lanes                               [context, book] JSON on stdin → the book on stdout
@@ -6,36 +6,81 @@
 //! mdbook-lanes install BOOK_DIR [--assets DIR]
 //! ```
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use mdbook_lanes::{install, run, supports, workspace_dist};
+use clap::{Parser, Subcommand};
+use mdbook_lanes::{check_mdbook_version, install, run, supports, workspace_dist};
 
-const USAGE: &str = "usage:\n  mdbook-lanes                    (run by mdbook: [context, book] on stdin)\n  \
-                     mdbook-lanes supports RENDERER\n  mdbook-lanes install BOOK_DIR [--assets DIR]";
+/// An mdBook preprocessor for project-lanes records: ```lanes blocks (scenarios) run on the real
+/// core when the book is built, and {{#lanes path/to/record.json}} embeds a saved record; each
+/// becomes a <lane-viewer> with the record's static picture and the record itself.
+#[derive(Parser)]
+#[command(
+    name = "mdbook-lanes",
+    version,
+    override_usage = "mdbook-lanes                      (run by mdBook: [context, book] JSON on stdin)
+       mdbook-lanes supports RENDERER
+       mdbook-lanes install BOOK_DIR [--assets DIR]",
+    after_help = "Supported: mdBook 0.5 (any 0.5 release; built against 0.5.4). mdBook 0.4 and 0.5 give \
+preprocessors different JSON, so a book built by any other version is refused, saying which.
+
+Set a book up once with `mdbook-lanes install BOOK_DIR`, then build it with `mdbook build`.
+
+examples:
+  mdbook-lanes install docs
+  mdbook-lanes install path/to/book --assets target/dist"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Whether mdBook's RENDERER can show the viewer: exit status 0 for html, 1 for any other
+    Supports {
+        /// The renderer's name, as mdBook passes it
+        #[arg(value_name = "RENDERER")]
+        renderer: String,
+    },
+    /// Set a book up: copy the viewer into BOOK_DIR/lanes/ and add it to BOOK_DIR/book.toml
+    #[command(
+        override_usage = "mdbook-lanes install BOOK_DIR [--assets DIR]",
+        after_help = "Copies lane-viewer.standalone.js and viewer.css into BOOK_DIR/lanes/ and adds \
+[preprocessor.lanes], output.html.additional-js and output.html.additional-css to BOOK_DIR/book.toml, \
+keeping its formatting and comments. Running it again changes nothing in book.toml and refreshes \
+the copies.
+
+examples:
+  mdbook-lanes install docs                          (the assets of this workspace's `cargo xtask dist`)
+  mdbook-lanes install path/to/book --assets DIR     (a folder holding the two files)"
+    )]
+    Install {
+        /// The book's folder, the one holding book.toml
+        #[arg(value_name = "BOOK_DIR")]
+        book: PathBuf,
+        /// Where lane-viewer.standalone.js and viewer.css are (default: this workspace's
+        /// target/dist, written by `cargo xtask dist`)
+        #[arg(long, value_name = "DIR")]
+        assets: Option<PathBuf>,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let result = match args.as_slice() {
-        [] => preprocess(),
-        ["supports", renderer] => {
-            return if supports(renderer) {
+    let result = match Cli::parse().command {
+        None => preprocess(),
+        Some(Command::Supports { renderer }) => {
+            return if supports(&renderer) {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             };
         }
-        ["install", book] => install_into(book, workspace_dist()),
-        ["install", book, "--assets", assets] | ["install", "--assets", assets, book] => {
-            install_into(book, PathBuf::from(assets))
+        Some(Command::Install { book, assets }) => {
+            install_into(&book, assets.unwrap_or_else(workspace_dist))
         }
-        ["--help" | "-h" | "help"] => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        _ => Err(format!("unknown arguments: {}\n{USAGE}", args.join(" "))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -47,15 +92,15 @@ fn main() -> ExitCode {
 }
 
 fn preprocess() -> Result<(), String> {
-    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin().lock())
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .map_err(|e| format!("cannot read mdBook's input: {e}"))?;
+    // The version first: another mdBook's book has another shape, which would only fail to parse.
+    check_mdbook_version(&input)?;
+    let (ctx, book) = mdbook_preprocessor::parse_input(input.as_slice())
         .map_err(|e| format!("cannot read mdBook's input: {e:#}"))?;
-    if ctx.mdbook_version != mdbook_preprocessor::MDBOOK_VERSION {
-        eprintln!(
-            "mdbook-lanes: warning: built for mdbook {}, run by mdbook {}",
-            mdbook_preprocessor::MDBOOK_VERSION,
-            ctx.mdbook_version
-        );
-    }
     let book = run(&ctx, book)?;
     let mut out = std::io::stdout().lock();
     serde_json::to_writer(&mut out, &book).map_err(|e| format!("cannot write the book: {e}"))?;
@@ -63,8 +108,8 @@ fn preprocess() -> Result<(), String> {
         .map_err(|e| format!("cannot write the book: {e}"))
 }
 
-fn install_into(book: &str, assets: PathBuf) -> Result<(), String> {
-    let report = install::install(book.as_ref(), &assets)?;
+fn install_into(book: &std::path::Path, assets: PathBuf) -> Result<(), String> {
+    let report = install::install(book, &assets)?;
     for file in &report.copied {
         println!("copied {}", file.display());
     }

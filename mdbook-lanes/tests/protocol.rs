@@ -308,3 +308,115 @@ fn install_without_assets_says_where_they_come_from_and_changes_nothing() {
         "[book]\n"
     );
 }
+
+#[test]
+fn install_help_is_help_and_not_a_book_folder() {
+    for args in [
+        &["install", "--help"][..],
+        &["install", "-h"],
+        &["help", "install"],
+    ] {
+        let out = Command::cargo_bin("mdbook-lanes")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("BOOK_DIR")
+                && stdout.contains("--assets")
+                && stdout.contains("book.toml"),
+            "{args:?}: {stdout}"
+        );
+        assert!(!stdout.contains("cannot read"), "{stdout}");
+    }
+    // An option it does not know is a mistake in the command line, named as such.
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .args(["install", "--asset", "x", "book"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--asset"), "{stderr}");
+    assert!(
+        !stderr.contains("book.toml"),
+        "no book was looked for: {stderr}"
+    );
+}
+
+#[test]
+fn the_tools_help_says_which_mdbook_versions_it_supports() {
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("mdBook 0.5"), "{stdout}");
+    assert!(
+        stdout.contains("install") && stdout.contains("supports"),
+        "{stdout}"
+    );
+}
+
+/// mdBook 0.4's input for a book at `root`: the book's chapters are `sections`, not `items`.
+fn input_of_mdbook_0_4(root: &Path, version: &str) -> String {
+    let context = json!({
+        "root": root, "renderer": "html", "mdbook_version": version,
+        "config": {"book": {"authors": [], "language": "en", "multilingual": false,
+                            "src": "src", "title": "Test"},
+                   "preprocessor": {"lanes": {}}}
+    });
+    json!([context, {"sections": [], "__non_exhaustive": null}]).to_string()
+}
+
+#[test]
+fn an_mdbook_other_than_0_5_is_refused_with_the_versions_mdbook_lanes_supports() {
+    let dir = book();
+    for (version, input) in [
+        ("0.4.40", input_of_mdbook_0_4(dir.path(), "0.4.40")),
+        (
+            "0.6.0",
+            input(dir.path(), "text").replace(mdbook_preprocessor::MDBOOK_VERSION, "0.6.0"),
+        ),
+    ] {
+        let out = Command::cargo_bin("mdbook-lanes")
+            .unwrap()
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{version}");
+        assert!(out.stdout.is_empty(), "{version}: no book written");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!(
+                "mdbook-lanes: this book is built by mdBook {version}"
+            )) && stderr.contains("mdBook 0.5"),
+            "{version}: {stderr}"
+        );
+    }
+    // Every 0.5 release is taken, without a warning.
+    let earlier = input(dir.path(), "text").replace(mdbook_preprocessor::MDBOOK_VERSION, "0.5.0");
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .write_stdin(earlier)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -189,26 +189,55 @@ pub fn generate() -> Result<Vec<OutputFile>, Problems> {
 /// Writes files all or nothing: each is first written in full to a temporary file next to its
 /// destination, and only when every one is complete are they renamed into place. A failure
 /// leaves no partial file behind (the temporary files are removed).
+///
+/// The files are for publishing: a new one is readable as the umask allows, like any file the
+/// user creates (0644 under umask 022); one already there keeps its permissions. Only a regular
+/// file is replaced, never a link, a device or a folder (nothing is written then).
 pub fn write_files(files: &[(PathBuf, &OutputFile)]) -> Result<(), String> {
     let mut staged = Vec::with_capacity(files.len());
     for (dir, file) in files {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let path = dir.join(&file.name);
+        let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let existing = match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => Some(meta.permissions()),
+            Ok(_) => {
+                return Err(format!(
+                    "{}: not a regular file (a link, a device or a folder): it is never replaced; \
+                     move it away or write into another folder",
+                    path.display()
+                ));
+            }
+            Err(_) => None,
+        };
         let mut temp = tempfile::Builder::new()
             .prefix(".lane-records-")
             .suffix(".tmp")
+            .permissions(new_file_permissions())
             .tempfile_in(dir)
             .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+        if let Some(permissions) = existing {
+            temp.as_file()
+                .set_permissions(permissions)
+                .map_err(cannot)?;
+        }
         temp.write_all(&file.bytes)
             .and_then(|()| temp.flush())
-            .map_err(|e| format!("cannot write {}: {e}", dir.join(&file.name).display()))?;
-        staged.push((temp, dir.join(&file.name)));
+            .map_err(cannot)?;
+        staged.push((temp, path));
     }
     for (temp, path) in staged {
         temp.persist(&path)
             .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
     }
     Ok(())
+}
+
+/// Read and write for everyone the umask allows (the mode a new file is opened with: `0o666`).
+fn new_file_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::Permissions::from_mode(0o666)
 }
 
 /// One record found in a folder by [`index_dir`].

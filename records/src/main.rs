@@ -24,7 +24,7 @@ use lane_view::i18n::Lang;
     override_usage = "lane-records run FILE... [--out DIR]
        lane-records index DIR [--order ID,ID,...]
        lane-records replay FILE...
-       lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja]
+       lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
        lane-records [--out DIR]
        lane-records --check",
     after_help = "Nothing is written unless every file is good; errors name the file, line and column.
@@ -36,6 +36,7 @@ examples:
   lane-records index my-docs/records --order deploy-waits,busy-docs
   lane-records replay my-docs/records/deploy-waits.json
   lane-records render my-docs/records/*.json --html my-docs/static --svg my-docs/img
+  lane-records render my-docs/records/deploy-waits.json --element
   lane-records --check
 
 The scenario format is described in records/README.md (and records/scenario.schema.json).",
@@ -107,17 +108,21 @@ examples:
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
     },
-    /// Write each record's static picture: an HTML fragment and the timeline as SVG
+    /// Write each record's static picture (an HTML fragment, the timeline as SVG) or its whole
+    /// <lane-viewer> element
     #[command(
-        override_usage = "lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja]",
+        override_usage = "lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]",
         after_help = "The pictures are drawn by the viewer's own code and need no script: DIR/<id>.html is \
-the record (title, summary, timeline, every step, the final lanes; it says it is not yet verified), \
-for a page or inside <lane-viewer>, which replaces it with the live viewer; DIR/<id>.svg is the \
-timeline alone, for a README or a slide. Every record is read, checked and replayed on the core \
-first; nothing is written unless all are good.
+the record (title, summary, timeline, every step, the final lanes; it says it is not yet verified); \
+DIR/<id>.svg is the timeline alone, for a README or a slide. --element writes the element to paste \
+into a page: <lane-viewer> holding the static picture and the record itself, every `<` in it written \
+\\u003c so that no text of the record can end its script element (DIR/<id>.lane-viewer.html, or \
+standard output without DIR). Every record is read, checked and replayed on the core first; \
+nothing is written unless all are good.
 
 examples:
-  lane-records render records/busy-project.json --html docs/static
+  lane-records render records/busy-project.json --element
+  lane-records render records/*.json --element docs/elements --lang ja
   lane-records render records/*.json --svg docs/img --lang ja"
     )]
     Render {
@@ -133,6 +138,10 @@ examples:
         /// The language of the pictures
         #[arg(long, value_enum, default_value_t = LangArg::En)]
         lang: LangArg,
+        /// Write DIR/<id>.lane-viewer.html, each record's <lane-viewer> element with the record
+        /// inside; without DIR, print the elements
+        #[arg(long, value_name = "DIR", num_args = 0..=1)]
+        element: Option<Option<PathBuf>>,
     },
 }
 
@@ -171,22 +180,47 @@ fn main() -> ExitCode {
             html,
             svg,
             lang,
+            element,
         }) => {
-            if html.is_none() && svg.is_none() {
-                usage_error(&["render"], "render: name --html DIR, --svg DIR or both");
+            if html.is_none() && svg.is_none() && element.is_none() {
+                usage_error(
+                    &["render"],
+                    "render: name --html DIR, --svg DIR, --element [DIR], or several",
+                );
             }
             let lang = match lang {
                 LangArg::En => Lang::En,
                 LangArg::Ja => Lang::Ja,
             };
-            render(&files, html.as_deref(), svg.as_deref(), lang)
+            let outputs = lane_records::render::Outputs {
+                html: html.as_deref(),
+                svg: svg.as_deref(),
+                lang,
+            };
+            render(&files, &outputs, element.as_ref().map(Option::as_deref))
         }
     }
 }
 
-fn render(files: &[PathBuf], html: Option<&Path>, svg: Option<&Path>, lang: Lang) -> ExitCode {
-    let outputs = lane_records::render::Outputs { html, svg, lang };
-    let made = match lane_records::render::render(files, &outputs) {
+/// `element`: the elements too, into a folder or (`Some(None)`) onto standard output.
+fn render(
+    files: &[PathBuf],
+    outputs: &lane_records::render::Outputs,
+    element: Option<Option<&Path>>,
+) -> ExitCode {
+    let made = lane_records::render::render(files, outputs).and_then(|made| {
+        let mut made: Vec<_> = made.into_iter().map(|(dir, f)| (Some(dir), f)).collect();
+        if let Some(into) = element {
+            let elements = lane_records::render::elements(files, outputs.lang)?;
+            made.extend(
+                elements
+                    .into_iter()
+                    .map(|e| (into.map(Path::to_path_buf), e)),
+            );
+        }
+        Ok(made)
+    });
+    let made: Vec<(Option<PathBuf>, lane_records::OutputFile)> = match made {
         Ok(made) => made,
         Err(problems) => {
             eprintln!("{problems}");
@@ -197,17 +231,22 @@ fn render(files: &[PathBuf], html: Option<&Path>, svg: Option<&Path>, lang: Lang
             ));
         }
     };
-    let targets: Vec<(PathBuf, &lane_records::OutputFile)> =
-        made.iter().map(|(dir, file)| (dir.clone(), file)).collect();
+    let targets: Vec<(PathBuf, &lane_records::OutputFile)> = made
+        .iter()
+        .filter_map(|(dir, file)| Some((dir.clone()?, file)))
+        .collect();
     if let Err(e) = write_files(&targets) {
         return fail(&format!("{e}; nothing was written"));
     }
-    for (dir, file) in &targets {
-        say!(
-            "wrote {} ({} bytes)",
-            dir.join(&file.name).display(),
-            file.bytes.len()
-        );
+    for (dir, file) in &made {
+        match dir {
+            Some(dir) => say!(
+                "wrote {} ({} bytes)",
+                dir.join(&file.name).display(),
+                file.bytes.len()
+            ),
+            None => say!("{}", String::from_utf8_lossy(&file.bytes).trim_end()),
+        }
     }
     ExitCode::SUCCESS
 }

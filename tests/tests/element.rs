@@ -3,7 +3,8 @@
 //! replayed with no fetch and says it has no hash; the static picture shows until the live viewer
 //! takes its place, with the same segments; removing the element destroys its viewer; events
 //! bubble with the record and the step; bad attribute values are coded errors in the element's
-//! language; several elements stay independent; the standalone build works without modules.
+//! language; several elements stay independent; the standalone build works without modules and
+//! brings its own styles; an element whose script never ran (from `file://`) says what to do.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -30,6 +31,11 @@ export function loadElement(src) {
   }
   return window.__laneViewerElement;
 }
+export function scriptUrl(text) { return URL.createObjectURL(new Blob([text], { type: "text/javascript" })); }
+export function before(el) {
+  const style = el.ownerDocument.defaultView.getComputedStyle(el, "::before");
+  return [style.content, style.visibility, style.maxHeight];
+}
 export function ready(el) { return el.ready; }
 export function handle(el) { return el.viewer; }
 export function call(viewer, name, arg) { return viewer[name](arg); }
@@ -43,6 +49,11 @@ export function listen(target, log) {
 extern "C" {
     #[wasm_bindgen(js_name = loadElement)]
     fn load_element(src: &str) -> js_sys::Promise;
+    /// A `blob:` address for a script's text: nothing sits next to it.
+    #[wasm_bindgen(js_name = scriptUrl)]
+    fn script_url(text: &str) -> String;
+    /// The `::before` of `el`: its content, visibility and max-height.
+    fn before(el: &Element) -> Array;
     fn ready(el: &Element) -> js_sys::Promise;
     fn handle(el: &Element) -> JsValue;
     fn call(viewer: &JsValue, name: &str, arg: &JsValue) -> JsValue;
@@ -368,4 +379,128 @@ async fn the_standalone_script_defines_the_element_and_shows_an_inline_record_wi
     let doc = doc().unwrap();
     assert!(doc.query_selector("[data-no-hash]").unwrap().is_some());
     host.remove();
+}
+
+/// An iframe on the page whose document is `page`, and a way to read its document.
+fn frame_of(page: &str) -> (Element, impl Fn() -> Option<web_sys::Document>) {
+    let frame = document().create_element("iframe").unwrap();
+    Reflect::set(&frame, &"srcdoc".into(), &page.into()).unwrap();
+    let host = host();
+    host.append_child(&frame).unwrap();
+    let doc = move || {
+        Reflect::get(&frame, &"contentDocument".into())
+            .ok()
+            .filter(|d| d.is_object())
+            .map(|d| d.unchecked_into::<web_sys::Document>())
+    };
+    (host, doc)
+}
+
+#[wasm_bindgen_test]
+async fn the_standalone_script_brings_its_own_styles_with_nothing_next_to_it() {
+    let json = fetch_text(&site("records/busy-project.json")).await;
+    // The script from a blob: address, so no viewer.css sits next to it, in a page that links
+    // no stylesheet.
+    let script = script_url(&fetch_text(&site("lane-viewer.standalone.js")).await);
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><body><lane-viewer>{}</lane-viewer><script src=\"{script}\"></script></body></html>",
+        inline(&json)
+    );
+    let (host, doc) = frame_of(&page);
+    assert!(
+        eventually_within(30_000, || doc()
+            .and_then(|d| d
+                .query_selector("[role=tabpanel][data-verification=verified]")
+                .ok()
+                .flatten())
+            .is_some())
+        .await,
+        "{:?}",
+        doc().map(|d| d.body().map(|b| b.text_content()))
+    );
+    let doc = doc().unwrap();
+    assert!(
+        doc.query_selector("link[rel=stylesheet]")
+            .unwrap()
+            .is_none()
+    );
+    let style = |selector: &str, property: &str| {
+        let element = doc.query_selector(selector).unwrap().unwrap();
+        doc.default_view()
+            .unwrap()
+            .get_computed_style(&element)
+            .unwrap()
+            .unwrap()
+            .get_property_value(property)
+            .unwrap()
+    };
+    assert_eq!(style("[data-lane-viewer]", "border-top-left-radius"), "8px");
+    assert_eq!(style(".lv-title", "font-weight"), "700");
+    // The running bar in the viewer's colour, not SVG's default black.
+    let fill = style("[data-timeline] .lv-tl-f-run", "fill");
+    assert!(fill.starts_with("rgb(") && fill != "rgb(0, 0, 0)", "{fill}");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_lane_viewer_whose_script_never_ran_says_what_to_do_in_its_language() {
+    // A page that links the stylesheet but whose script cannot run (as from file://).
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><link rel=\"stylesheet\" href=\"{}\"></head>\
+         <body><lane-viewer src=\"records/index.json\"></lane-viewer>\
+         <lane-viewer lang=\"ja\" record=\"busy-project\"></lane-viewer></body></html>",
+        site("viewer.css")
+    );
+    let start = js_sys::Date::now();
+    let (host, doc) = frame_of(&page);
+    let said = |n: u32| -> Option<(String, String, String)> {
+        let element = doc()?.query_selector_all("lane-viewer").ok()?.item(n)?;
+        let b = before(element.unchecked_ref());
+        Some((
+            b.get(0).as_string()?,
+            b.get(1).as_string()?,
+            b.get(2).as_string()?,
+        ))
+    };
+    // Styled: the note is there, held at no size while the script may still come.
+    assert!(
+        eventually_within(10_000, || said(0)
+            .is_some_and(|(c, ..)| c.contains("file://")))
+        .await,
+        "{:?}",
+        said(0)
+    );
+    let (_, visibility, height) = said(0).unwrap();
+    // Read less than 2.5 s after the page began, so less than 3 s after the note was styled.
+    if js_sys::Date::now() - start < 2_500.0 {
+        assert_eq!((visibility.as_str(), height.as_str()), ("hidden", "0px"));
+    }
+    // After three seconds it shows, in each element's language.
+    assert!(
+        eventually_within(6_000, || said(0).is_some_and(|(_, v, _)| v == "visible")).await,
+        "{:?}",
+        said(0)
+    );
+    let (english, _, height) = said(0).unwrap();
+    assert_eq!(height, "none");
+    for words in [
+        "has not started",
+        "JavaScript",
+        "file://",
+        "python3 -m http.server",
+        "lane-viewer.standalone.js",
+    ] {
+        assert!(english.contains(words), "{english}");
+    }
+    let (japanese, visibility, _) = said(1).unwrap();
+    assert_eq!(visibility, "visible");
+    for words in ["起動していません", "file://", "lane-viewer.standalone.js"] {
+        assert!(japanese.contains(words), "{japanese}");
+    }
+    host.remove();
+    // An element whose script ran says nothing of the kind.
+    let (el_host, el) = element(&[("record", "busy-project")], "").await;
+    let b = before(&el);
+    assert_eq!(b.get(0).as_string().as_deref(), Some("none"));
+    el_host.remove();
 }

@@ -1,7 +1,8 @@
-//! The viewer as laid out at a desktop (1280×900) and a phone (390×844) viewport: the focused
-//! control stays in view while the current step moves, the timeline stays readable at 390 px
-//! with its row labels in view and a visible sign that it scrolls, and a timeline with
-//! thousands of refused steps stays small, its marks counted per bucket.
+//! The viewer as laid out at a desktop (1280×900) and a phone (390×844) viewport and in a book's
+//! column: the focused control stays in view while the current step moves, the timeline fits
+//! the width it is given down to a readable size and below it scrolls, with its row labels in
+//! view and a visible sign that it scrolls, headings are sized by the text around the viewer,
+//! and a timeline with thousands of refused steps stays small, its marks counted per bucket.
 //!
 //! Each viewport is an `<iframe>` of that size fixed over the test page, holding the viewer's
 //! stylesheet: the viewer lays itself out, scrolls and matches media queries inside it.
@@ -171,6 +172,36 @@ fn timeline_parts(root: &Element) -> (Vec<Element>, Element, Element) {
     )
 }
 
+/// The smallest scale the timeline is drawn at before it scrolls: its 12 px text at 9.6 px
+/// (`.lv-tl-scroll`'s column in viewer.css, 704 of 880 px).
+const READABLE_SCALE: f64 = 0.8;
+
+/// How much of its natural size (880 px) the drawing and its row labels are drawn at; they
+/// are drawn alike.
+fn timeline_scale(root: &Element) -> f64 {
+    let (_, _, svg) = timeline_parts(root);
+    let labels = one(root, ".lv-tl-labels");
+    let scale = svg.get_bounding_client_rect().width() / 880.0;
+    let label_w: f64 = attr(&labels, "viewBox")
+        .unwrap()
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let labels_scale = labels.get_bounding_client_rect().width() / label_w;
+    assert!(
+        (labels_scale - scale).abs() < 0.01,
+        "the labels at {labels_scale}, the drawing at {scale}"
+    );
+    let heights = (
+        svg.get_bounding_client_rect().height(),
+        labels.get_bounding_client_rect().height(),
+    );
+    assert!((heights.0 - heights.1).abs() < 1.0, "heights {heights:?}");
+    scale
+}
+
 #[wasm_bindgen_test]
 async fn at_390_px_the_timeline_keeps_readable_text_sticky_labels_and_says_it_scrolls() {
     let frame = Frame::new(390, 844).await;
@@ -178,10 +209,13 @@ async fn at_390_px_the_timeline_keeps_readable_text_sticky_labels_and_says_it_sc
         let (viewer, root) = frame
             .mount(&[("record", s("persistence-gate")), ("lang", s(lang))])
             .await;
-        let (labels, scroller, svg) = timeline_parts(&root);
-        // Drawn at its natural size: 12 px text stays 12 px.
-        let scale = svg.get_bounding_client_rect().width() / 880.0;
-        assert!(scale > 0.99, "{lang}: drawn at {scale}");
+        let (labels, scroller, _) = timeline_parts(&root);
+        // Drawn at its smallest readable size, and no smaller: 12 px text at 9.6 px.
+        let scale = timeline_scale(&root);
+        assert!(
+            (scale - READABLE_SCALE).abs() < 0.01,
+            "{lang}: drawn at {scale}"
+        );
         assert!(scroller.scroll_width() > scroller.client_width());
         let hint = one(&root, "[data-timeline-hint]");
         assert!(
@@ -207,7 +241,7 @@ async fn at_390_px_the_timeline_keeps_readable_text_sticky_labels_and_says_it_sc
         }
         viewer.destroy();
     }
-    // At 1280 px the drawing fits: no hint.
+    // At 1280 px the drawing fits at its natural size, no larger: no hint.
     drop(frame);
     let frame = Frame::new(1280, 900).await;
     let (viewer, root) = frame
@@ -215,7 +249,77 @@ async fn at_390_px_the_timeline_keeps_readable_text_sticky_labels_and_says_it_sc
         .await;
     let hint = one(&root, "[data-timeline-hint]");
     assert_eq!(hint.unchecked_ref::<HtmlElement>().offset_height(), 0);
+    let scale = timeline_scale(&root);
+    assert!((scale - 1.0).abs() < 0.01, "drawn at {scale}");
     viewer.destroy();
+}
+
+/// The frame's page laid out as mdBook lays out a chapter: the root's font at 62.5% (10 px),
+/// the text at 1.6rem, in a column at most 750 px wide.
+fn as_a_book(frame: &Frame) {
+    let doc = frame.iframe.content_document().unwrap();
+    let html: HtmlElement = doc.document_element().unwrap().unchecked_into();
+    html.style().set_property("font-size", "62.5%").unwrap();
+    let body = doc.body().unwrap();
+    for (name, value) in [
+        ("font-size", "1.6rem"),
+        ("max-width", "750px"),
+        ("margin", "0 auto"),
+    ] {
+        body.style().set_property(name, value).unwrap();
+    }
+}
+
+fn font_px(frame: &Frame, element: &Element) -> f64 {
+    let size = frame
+        .window()
+        .get_computed_style(element)
+        .unwrap()
+        .unwrap()
+        .get_property_value("font-size")
+        .unwrap();
+    size.trim_end_matches("px").parse().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn in_a_book_the_title_is_larger_than_the_summary_and_the_timeline_fits_its_column() {
+    let frame = Frame::new(1280, 900).await;
+    as_a_book(&frame);
+    for lang in ["en", "ja"] {
+        let (viewer, root) = frame
+            .mount(&[("record", s("persistence-gate")), ("lang", s(lang))])
+            .await;
+        // Sized by the text around the viewer (16 px), not by the page's root (10 px).
+        let summary = font_px(&frame, &one(&root, ".lv-summary"));
+        assert_eq!(summary, 16.0, "{lang}");
+        let title = font_px(&frame, &one(&root, ".lv-title"));
+        assert!(
+            title >= summary * 1.2,
+            "{lang}: title {title} px, summary {summary} px"
+        );
+        let heading = font_px(&frame, &one(&root, ".lv-h"));
+        assert!(heading > summary, "{lang}: heading {heading} px");
+        // The timeline fits the column, drawn smaller but readable: no scrolling, no hint.
+        let (_, scroller, _) = timeline_parts(&root);
+        assert!(
+            scroller.scroll_width() <= scroller.client_width(),
+            "{lang}: scrolls {} in {}",
+            scroller.scroll_width(),
+            scroller.client_width()
+        );
+        let hint = one(&root, "[data-timeline-hint]");
+        assert_eq!(
+            hint.unchecked_ref::<HtmlElement>().offset_height(),
+            0,
+            "{lang}"
+        );
+        let scale = timeline_scale(&root);
+        assert!(
+            (READABLE_SCALE..1.0).contains(&scale),
+            "{lang}: drawn at {scale}"
+        );
+        viewer.destroy();
+    }
 }
 
 #[wasm_bindgen_test]

@@ -156,7 +156,8 @@ pub fn write_standalone(site: &Path) -> Result<()> {
     }
     let glue = std::fs::read_to_string(&pkg.glue[0])?;
     let element = std::fs::read_to_string(site.join("lane-viewer.js"))?;
-    let js = standalone(&wasm, &snippets, &glue, &element)?;
+    let css = std::fs::read_to_string(site.join("viewer.css"))?;
+    let js = standalone(&wasm, &snippets, &glue, &element, &css)?;
     std::fs::write(site.join("lane-viewer.standalone.js"), js)?;
     Ok(())
 }
@@ -175,13 +176,10 @@ pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
     for (id, lang) in OFFLINE {
         let bytes = std::fs::read(records.join(format!("{id}.json")))?;
         let record = lane_records::parse_record(&bytes)?;
-        let json = String::from_utf8(bytes)?;
-        // `</` inside a script element would end it; `<\/` is the same JSON string.
-        let json = json.replace("</", "<\\/");
-        let picture = lane_view::still::fragment(&record, lang, &format!("lvs-{id}"));
+        // The element `lane-records render --element` writes: the record escaped inside.
+        let element = lane_records::render::element(&record, &bytes, lang, &format!("lvs-{id}"));
         body.push_str(&format!(
-            "    <lane-viewer class=\"doc-viewer\" lang=\"{}\">\n      {picture}\n      <script type=\"application/json\">{json}</script>\n    </lane-viewer>\n",
-            lang.tag()
+            "    <div class=\"doc-viewer\">\n{element}\n    </div>\n"
         ));
     }
     let page = format!(
@@ -202,8 +200,15 @@ pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
 /// `<lane-viewer>` as one classic script for pages opened from a folder (`file://`, where
 /// module scripts and fetches of the wasm are refused): the wasm as base64, the bound glue and
 /// its snippets without their `import`/`export` lines, and the element with a loader that
-/// instantiates the wasm from those bytes, all inside one function scope.
-pub fn standalone(wasm: &[u8], snippets: &str, glue: &str, element: &str) -> Result<String> {
+/// instantiates the wasm from those bytes and adopts `css` (the viewer's stylesheet, so that
+/// nothing needs to sit next to the script), all inside one function scope.
+pub fn standalone(
+    wasm: &[u8],
+    snippets: &str,
+    glue: &str,
+    element: &str,
+    css: &str,
+) -> Result<String> {
     use base64::Engine as _;
     let unmodule = |js: &str| -> String {
         js.lines()
@@ -219,8 +224,7 @@ pub fn standalone(wasm: &[u8], snippets: &str, glue: &str, element: &str) -> Res
     let (Some(a), Some(b)) = (element.find(start), element.find(end)) else {
         return Err("www/lane-viewer.js has no // <loader> … // </loader> section".into());
     };
-    let loader = r#"const BASE = document.currentScript ? document.currentScript.src : document.baseURI;
-let started;
+    let loader = r#"let started;
 function loadViewer() {
   started ??= (async () => {
     const bytes = Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0));
@@ -229,15 +233,29 @@ function loadViewer() {
   })();
   return started;
 }
+function linkStylesheet(doc) {
+  const view = doc.defaultView;
+  if (view && view.CSSStyleSheet && "adoptedStyleSheets" in doc) {
+    const sheet = new view.CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+  } else {
+    const style = doc.createElement("style");
+    style.textContent = CSS;
+    doc.head.append(style);
+  }
+}
 "#;
     let element = format!("{}{loader}{}", &element[..a], &element[b + end.len()..]);
     if element.contains("import.meta") || element.contains("import(") {
         return Err("www/lane-viewer.js uses a module feature outside its loader section".into());
     }
     let wasm = base64::engine::general_purpose::STANDARD.encode(wasm);
+    // A JSON string is a JavaScript string literal.
+    let css = serde_json::to_string(css)?;
     Ok(format!(
-        "// <lane-viewer> as one classic script (wasm inside), written by `cargo xtask dist`.\n\
-         (() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\n{}{}{element}}})();\n",
+        "// <lane-viewer> as one classic script (wasm and stylesheet inside), written by `cargo \
+         xtask dist`.\n(() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\nconst CSS = {css};\n{}{}{element}}})();\n",
         unmodule(snippets),
         unmodule(&strip_comments(glue)),
     ))
@@ -343,6 +361,37 @@ mod tests {
         }
     }
 
+    /// mdBook sets the page's root font size to 62.5%: a length in rem would follow that, not
+    /// the text around the viewer (the layout browser tests measure it in a book's page).
+    #[test]
+    fn the_viewers_stylesheet_sizes_nothing_by_the_pages_root() {
+        let css =
+            std::fs::read_to_string(crate::util::project_root().join("www/viewer.css")).unwrap();
+        let without_comments = strip_css_comments(&css);
+        for (n, line) in without_comments.lines().enumerate() {
+            let found = line
+                .match_indices("rem")
+                .any(|(at, _)| at > 0 && line.as_bytes()[at - 1].is_ascii_digit());
+            assert!(!found, "www/viewer.css:{}: a size in rem: {line}", n + 1);
+        }
+    }
+
+    fn strip_css_comments(css: &str) -> String {
+        let mut out = String::new();
+        let mut rest = css;
+        while let Some(start) = rest.find("/*") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..]
+                .find("*/")
+                .map_or(rest.len(), |e| start + e + 2);
+            // Keep the line count.
+            out.extend(rest[start..end].chars().filter(|&c| c == '\n'));
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
     #[test]
     fn the_standalone_build_is_one_classic_script_with_the_wasm_inside() {
         let glue = "import { buildTree } from './snippets/x/js/tree.js';\n\
@@ -354,7 +403,8 @@ mod tests {
         let element =
             std::fs::read_to_string(crate::util::project_root().join("www/lane-viewer.js"))
                 .unwrap();
-        let js = super::standalone(b"\0asm", snippet, glue, &element).unwrap();
+        let css = ".lane-viewer { color: \"red\"; }\n";
+        let js = super::standalone(b"\0asm", snippet, glue, &element, css).unwrap();
         assert!(
             js.contains("const WASM = \"AGFzbQ==\";"),
             "the wasm as base64"
@@ -369,8 +419,14 @@ mod tests {
         assert!(js.contains("function buildTree(a, b)") && js.contains("class Viewer {}"));
         assert!(js.contains("await __wbg_init({ module_or_path: bytes })"));
         assert!(js.contains("customElements.define(\"lane-viewer\""));
+        // The stylesheet inside, as a string; nothing looked for next to the script.
+        assert!(
+            js.contains(r#"const CSS = ".lane-viewer { color: \"red\"; }\n";"#),
+            "{js}"
+        );
+        assert!(js.contains("sheet.replaceSync(CSS)") && !js.contains("new URL(\"viewer.css\""));
         // Without the loader markers there is nothing to replace: an error, not a module script.
-        let e = super::standalone(b"", snippet, glue, "import(x)").unwrap_err();
+        let e = super::standalone(b"", snippet, glue, "import(x)", css).unwrap_err();
         assert!(e.to_string().contains("// <loader>"), "{e}");
     }
 }

@@ -2,9 +2,9 @@
 //! axis and refused steps, the row labels that stay in view while the drawing scrolls sideways,
 //! the note that it scrolls, the legend and the text alternative.
 //!
-//! The drawing keeps its natural size ([`WIDTH`] px, 12 px text): in a narrower box it scrolls
-//! sideways instead of shrinking its text, and its row labels are a second SVG over its left
-//! edge that stays put (`position: sticky`).
+//! The drawing's natural size is [`WIDTH`] px with 12 px text; the stylesheet fits it to its box
+//! down to a readable size, below which it scrolls sideways, and its row labels are a second
+//! SVG over its left edge, drawn at its scale, that stays put (`position: sticky`).
 
 use project_lanes::record::Record;
 

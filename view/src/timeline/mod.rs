@@ -38,4 +38,6 @@ pub use bar::{Action, bar, detail, position};
 pub use draw::{section, section_on};
 pub use geometry::{Axis, Geometry, WIDTH, time_edges};
 pub use labels::no_position;
+#[cfg(not(target_arch = "wasm32"))]
+pub use legend::svg_legend;
 pub use model::{Group, Row, RowKind, Segment, State, Timeline, timeline};
