@@ -1,52 +1,9 @@
 //! `cargo bench -p project-lanes`: the cost of lane operations against a bare
 //! `Mutex<HashMap<String, _>>` floor, with and without a journal (and with a system clock for its
 //! times), what a take of the journal costs, and how two threads fare on distinct projects
-//! versus one.
-//!
-//! Instructions per claim+release pair, counted by callgrind (`--toggle-collect` on a loop of
-//! 163,840 pairs over these 64 projects, the journal taken every 16,384 pairs outside the
-//! count; a binary per case, so that one case's code does not change another's), which the
-//! machine's load does not disturb: without a journal 422; with an `Untimed` journal 473
-//! (+12%); with `with_journal(None)` 490 (+16%: it tests at each operation whether there is a
-//! clock); with an `Arc<dyn Clock>` that is one atomic load 527. The same count for the
-//! journal before its entries lost their sequence number and its clock moved into its type:
-//! without 422, with `None` 502 (+19%), with a clock 542. What a journal adds: the write of a
-//! 56-byte entry per operation (its number is its place in its shard's chunk; a release's
-//! carries its run label), a check for room, and after each lock a check whether the chunk
-//! filled up. Each pair writes 112 bytes of entries: 1.8 first-level write misses per pair in
-//! callgrind's cache model (2.1 with the 64-byte entries before; none without a journal).
-//!
-//! In time, on the 2-core development machine shared with other jobs, criterion's median in
-//! ns per pair, runs alternating with the build before (in brackets). Three runs at load
-//! average 4 to 6.5: without a journal 52 to 58, median of runs 55 (54 to 64, 57); with an
-//! `Untimed` journal 69 to 81, median 75, +37% (`None`: 72 to 129, 84, +46%); with `None` 69
-//! to 81, median 76; with a coarse clock 75 to 124, median 78 (73 to 79, 76); reading the
-//! system clock twice 155 to 166 (162 to 168). Four runs before them, at load average 6 to
-//! 10, spread too widely to say anything (without a journal 61 to 99, with one 81 to 118).
-//! So in time a journal still costs about a third more, not the 15% its instructions cost.
-//! Not because a take every 16,384 pairs leaves 1.8 MB of entries to cycle through the caches:
-//! with a take every 1,024 pairs (115 KB, within the second-level cache) it cost the same, in
-//! one session on a quiet machine 52.5 against 73.1 ns (+39%), and 53.0 against 74.5 ns (+41%)
-//! at 16,384. A cpu-clock profile (this virtual machine exposes no hardware counters) put the
-//! time on the releases of the shard locks, which wait for the entry's store, and on that
-//! store: so each chunk now prefetches the memory of its next entry. Three sessions later in
-//! the day, on a noisier machine (without a journal 64 to 71 ns), the two builds alternating,
-//! medians of 6, 5 and 5 runs with an `Untimed` journal, without the prefetch against with it:
-//! 134 against 109 ns, 103 against 82 and 116 against 103 (the last two pinned to one core);
-//! against the same build without a journal, +99% against +57%, +59% against +27%, +65%
-//! against +45%. The next profile showed a release moving the run's label out of the lane
-//! through the stack in two overlapping 16-byte halves, and the load of the second waiting for
-//! the store buffer under the lock: a release's entry now copies an inline label from the lease
-//! (a shared one is still moved). With `benches/journal_overhead.rs`, which alternates the two
-//! lanes in rounds and so cancels the machine's load, pinned to one core, two passes each of the
-//! builds before and after: median ratio 1.246 and 1.260 against 1.210 and 1.204; criterion,
-//! seven runs of each build alternating: +32% against +22% (medians of the runs). Writing every
-//! entry into the same (always cached) place instead of the chunk's next one, as an experiment,
-//! gives 1.11 against 1.17 in the same session: of what is left, about a third is memory and the
-//! rest the instructions and the stores the locks' releases wait for. With the entry's run label
-//! last (`repr(C)`), so that an entry without one is written in one piece: 1.192 and 1.195
-//! against 1.173 and 1.166 (`journal_overhead`, alternating, pinned). A take costs about 280 ns
-//! per entry (`journal/take_2048_entries`, measured before the chunks).
+//! versus one. On a shared machine criterion's medians move by a third from run to run: for
+//! what a journal adds, `benches/journal_overhead.rs` alternates the two lanes and cancels the
+//! load out, and callgrind's instruction counts do not depend on it at all.
 
 use std::collections::HashMap;
 use std::hint::black_box;

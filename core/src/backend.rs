@@ -1,7 +1,8 @@
 //! The contract as traits, so one test suite runs against every backend.
 //!
-//! [`Lanes`] is what [`ProjectLanes`] does (claim, request_stop, release, view) and [`Queues`]
-//! what [`Dispatcher`] does. The in-memory types implement them here; `project-lanes-pg`
+//! [`Lanes`] is what [`ProjectLanes`] does (claim, request_stop, release, view), [`Queues`]
+//! what [`Dispatcher`] does, and [`DirectLanes`] the lane operations beside the queues, on the
+//! same lanes. The in-memory types implement them here; `project-lanes-pg`
 //! implements them on PostgreSQL, where an operation can also fail for reasons of its own (a
 //! lost connection). [`Refusal`] tells the two apart: a refusal of the contract carries its
 //! stable code, a backend failure carries none.
@@ -140,6 +141,35 @@ pub trait Queues {
     fn retained(&mut self, queue: &str) -> Result<usize, Self::Error>;
     /// [`Dispatcher::view`].
     fn view(&mut self, project: &str) -> Result<LaneView, Self::Error>;
+}
+
+/// Direct lane operations beside the queues, on the lanes they dispatch into: see
+/// [`Dispatcher::claim`]. A lane held directly keeps the queues from dispatching its project;
+/// a project that a reservation holds or an unresolved result blocks refuses a direct claim.
+pub trait DirectLanes: Queues {
+    /// The proof of holding a lane.
+    type Lease: LeaseInfo;
+
+    /// [`Dispatcher::claim`].
+    fn claim(&mut self, project: &str, run: &str) -> Result<Self::Lease, Self::Error>;
+    /// [`Dispatcher::request_stop`].
+    fn request_stop(&mut self, lease: &Self::Lease) -> Result<LaneView, Self::Error>;
+    /// [`Dispatcher::release`].
+    fn release(&mut self, lease: &Self::Lease, outcome: Outcome) -> Result<Receipt, Self::Error>;
+}
+
+impl DirectLanes for Dispatcher {
+    type Lease = Lease;
+
+    fn claim(&mut self, project: &str, run: &str) -> Result<Lease, DispatchError> {
+        Ok(Dispatcher::claim(self, project, run)?)
+    }
+    fn request_stop(&mut self, lease: &Lease) -> Result<LaneView, DispatchError> {
+        Ok(Dispatcher::request_stop(self, lease)?)
+    }
+    fn release(&mut self, lease: &Lease, outcome: Outcome) -> Result<Receipt, DispatchError> {
+        Ok(Dispatcher::release(self, lease, outcome)?)
+    }
 }
 
 impl Queues for Dispatcher {

@@ -113,13 +113,6 @@ impl Label {
         }))
     }
 
-    /// Whether it is stored inline (up to 30 bytes): a clone is then a plain copy, touching no
-    /// reference count.
-    #[inline(always)]
-    pub(crate) fn is_inline(&self) -> bool {
-        matches!(self.0, Repr::Inline { .. })
-    }
-
     /// The label as a string slice.
     #[inline]
     #[allow(unsafe_code)]

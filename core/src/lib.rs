@@ -49,15 +49,23 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+// The ground: labels, outcomes, errors, views, times, operations, reservations, transitions.
+mod error;
+mod label;
+mod op;
+mod outcome;
+mod reservation;
+mod time;
+mod transition;
+mod view;
+
+// On the ground, each floor uses only those below it: the lanes, the dispatcher over them,
+// records replayed on either, journals exported as records.
 pub mod backend;
 pub mod dispatch;
-mod error;
 pub mod journal;
-mod label;
 mod lanes;
-mod outcome;
 pub mod record;
-mod view;
 
 pub use error::LaneError;
 pub use label::{Label, MAX_LABEL_LEN, is_valid_label, validate_label};

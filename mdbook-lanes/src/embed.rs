@@ -141,21 +141,25 @@ pub fn chapter(
         let options: Vec<&str> = words.collect();
         let lang = options_lang(&options, at.lang).map_err(|m| locate(start, m))?;
         let file = at.dir.join(path);
-        let bytes = lane_records::read_record_bytes(&file).map_err(|e| {
-            locate(
-                start,
-                format!("cannot embed {path} ({}): {e}", file.display()),
-            )
-        })?;
-        let record = lane_records::parse_record(&bytes).map_err(|e| {
-            locate(
-                start,
-                format!(
-                    "{path} is not a record this build reads ({}): {e}",
+        let (record, bytes, mismatch) = lane_records::open_record(&file).map_err(|e| {
+            let why = match &e {
+                lane_records::ReadError::Io(_) => {
+                    format!("cannot embed {path} ({})", file.display())
+                }
+                lane_records::ReadError::Parse(_) => format!(
+                    "{path} is not a record this build reads ({}, {})",
+                    file.display(),
                     e.code()
                 ),
-            )
+            };
+            locate(start, format!("{why}: {e}"))
         })?;
+        if let Some(mismatch) = mismatch {
+            return Err(locate(
+                start,
+                format!("{path} does not replay on the core (REPLAY_MISMATCH) at {mismatch}"),
+            ));
+        }
         *counter += 1;
         edits.push((start..end, element(&record, &bytes, lang, *counter)));
         from = end;

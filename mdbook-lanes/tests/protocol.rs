@@ -129,6 +129,28 @@ fn an_include_embeds_a_record_file_relative_to_the_chapter() {
 }
 
 #[test]
+fn a_version_3_record_is_embedded_as_its_lines_and_one_that_does_not_replay_is_refused() {
+    let dir = book();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../records/tests/corpus");
+    let lines = std::fs::read_to_string(corpus.join("v3-valid.jsonl")).unwrap();
+    std::fs::write(dir.path().join("src/run.jsonl"), &lines).unwrap();
+    let out = preprocess(dir.path(), "{{#lanes run.jsonl}}\n").unwrap();
+    let open = "<script type=\"application/json\">";
+    let start = out.find(open).unwrap() + open.len();
+    let inline = &out[start..start + out[start..].find("</script>").unwrap()];
+    assert_eq!(inline.replace("\\u003c", "<"), lines.trim_end());
+    let bad = std::fs::read(corpus.join("v3-mismatch.jsonl")).unwrap();
+    std::fs::write(dir.path().join("src/bad.jsonl"), bad).unwrap();
+    let err = preprocess(dir.path(), "{{#lanes bad.jsonl}}\n").unwrap_err();
+    assert!(
+        err.contains(
+            "src/chapter.md:1:1: bad.jsonl does not replay on the core (REPLAY_MISMATCH) at step 5"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn directives_inside_code_and_escaped_ones_are_left_as_text() {
     let dir = book();
     let md = "`{{#lanes nothing.json}}` and\n\n```markdown\n{{#lanes nothing.json}}\n```\n\n\\{{#lanes nothing.json}}\n\n````markdown\n```lanes\nnot = \"run\"\n```\n````\n";

@@ -11,7 +11,12 @@
 //! 3. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
 //! 4. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
 //!    workers, each on its own connection.
+//! 5. A whole journal of 1,000,000 and of 2,000,000 rows (lane and dispatcher operations over
+//!    1,000 projects and 20 queues, written by SQL in the rows' own shape): `lanes-pg export`
+//!    and `lanes-pg audit` of it, their times and peak memory (the process's maximum resident
+//!    set), and the record's bytes per row.
 
+use std::process::{Command, Stdio};
 use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -47,6 +52,7 @@ fn main() {
     journal_cost(&url);
     scaling(&url);
     dispatcher(&url);
+    whole_journal(&url);
 }
 
 fn pair_against_floor(url: &str) {
@@ -259,4 +265,92 @@ fn dispatcher(url: &str) {
         elapsed / done as f64 * 1e6,
         enqueue * 1e6
     );
+}
+
+/// The rows of one cycle of a project: a direct claim and release, then a reservation enqueued,
+/// dispatched, finished and saved, as the schema's statements and functions write them.
+const CYCLE: &str = "
+    INSERT INTO lanes_journal (seq, at, actor, op, code, project, run, generation, outcome,
+                               stop_requested, queue, reservation, saved, state)
+    SELECT c.n * 6 + k.k + 1, timestamptz '2026-01-01 00:00:00+00' + (c.n * 6 + k.k) * interval '1 ms',
+           'bench', k.op, 'OK', 'p' || (c.n % 1000), 'r' || (c.n / 1000),
+           CASE WHEN k.k < 2 THEN 2 * (c.n / 1000) + 1 WHEN k.k = 3 THEN 2 * (c.n / 1000) + 2 END,
+           CASE WHEN k.k IN (1, 4, 5) THEN 'succeeded' END,
+           CASE WHEN k.k IN (1, 5) THEN false END,
+           CASE WHEN k.k >= 2 THEN 'q' || (c.n % 20) END,
+           CASE WHEN k.k >= 2 THEN c.n + 1 END,
+           CASE WHEN k.k = 5 THEN true END,
+           (ARRAY[NULL, NULL, 'queued', 'dispatched', 'persisting', 'done'])[k.k + 1]
+    FROM generate_series($1::bigint, $2::bigint - 1) c(n),
+         (VALUES (0, 'claim'), (1, 'release'), (2, 'enqueue'), (3, 'dispatch'), (4, 'finish'),
+                 (5, 'persist')) k(k, op)";
+
+/// `lanes-pg args…`: its wall time, peak resident memory in MiB (from `wait4`, which reaps the
+/// child) and stdout.
+#[allow(clippy::zombie_processes)]
+fn measured(args: &[&str]) -> (f64, f64, String) {
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+        .args(args)
+        .stdout(Stdio::from(out.reopen().unwrap()))
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 reaps the child this function started, writing to the two valid pointers.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed().as_secs_f64();
+    assert_eq!(pid, child.id() as libc::pid_t);
+    let stdout = std::fs::read_to_string(out.path()).unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "lanes-pg {args:?}: {stdout}"
+    );
+    (elapsed, usage.ru_maxrss as f64 / 1024.0, stdout)
+}
+
+fn whole_journal(url: &str) {
+    let queues: Vec<String> = (0..20).map(|q| format!("q{q}")).collect();
+    let queues: Vec<&str> = queues.iter().map(String::as_str).collect();
+    let dir = tempfile::tempdir().unwrap();
+    for rows in [1_000_000i64, 2_000_000] {
+        let schema = schema("whole");
+        drop(PgDispatcher::connect(url, &schema, &queues).unwrap());
+        let mut client = Client::connect(url, NoTls).unwrap();
+        client
+            .batch_execute(&format!("SET search_path TO {schema}"))
+            .unwrap();
+        let start = Instant::now();
+        let cycles = rows / 6;
+        for from in (0..cycles).step_by(50_000) {
+            client
+                .execute(CYCLE, &[&from, &(from + 50_000).min(cycles)])
+                .unwrap();
+        }
+        client
+            .batch_execute("SELECT setval('lanes_journal_seq', (SELECT max(seq) FROM lanes_journal)); ANALYZE lanes_journal")
+            .unwrap();
+        let filled = start.elapsed().as_secs_f64();
+        let file = dir.path().join("whole.jsonl");
+        let file = file.to_str().unwrap();
+        let (export, export_mib, _) = measured(&["export", url, &schema, "--out", file]);
+        let bytes = std::fs::metadata(file).unwrap().len();
+        let (audit, audit_mib, verdict) = measured(&["audit", url, &schema]);
+        assert_eq!(
+            verdict.trim(),
+            format!("all {} transitions match", cycles * 6)
+        );
+        println!(
+            "whole journal of {} rows (filled by SQL in {filled:.1} s): export {export:.1} s, \
+             peak {export_mib:.0} MiB, {:.1} bytes a row; audit {audit:.1} s, peak \
+             {audit_mib:.0} MiB",
+            cycles * 6,
+            bytes as f64 / (cycles * 6) as f64
+        );
+        client
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .unwrap();
+    }
 }

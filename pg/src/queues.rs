@@ -90,6 +90,11 @@ impl PgDispatcher {
         recover::recover(&self.session)
     }
 
+    /// The schema these queues live in.
+    pub fn schema(&self) -> &str {
+        &self.session.schema
+    }
+
     /// This handle's queue names, in the order given.
     pub fn queues(&self) -> &[Label] {
         &self.names

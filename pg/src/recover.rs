@@ -104,25 +104,39 @@ fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
 }
 
 /// Frees an orphaned lane. The receipt is read before the change commits: what cannot be read
-/// back changes nothing.
+/// back changes nothing. A refusal rolls the transaction back before returning: a dropped
+/// transaction of this session's client would end only when the session is next used, holding
+/// the dispatcher lock meanwhile.
 pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt, PgError> {
     session.conn().run(async |c| {
         let tx = c.transaction().await?;
-        let row = tx
-            .query_opt(statements::RESOLVE_ORPHAN, &[&project])
-            .await?
-            .ok_or(LaneError::LeaseNotCurrent)?;
-        let project = rows::label(project)?;
-        let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
-        let receipt = Receipt {
-            run: rows::label(run)?,
-            outcome: Outcome::NeedsReview,
-            stop_requested: column(&row, 1, "stop request")?,
-            work_executed_here: false,
-            project,
-        };
-        tx.commit().await?;
-        Ok(receipt)
+        let read = async {
+            let row = tx
+                .query_opt(statements::RESOLVE_ORPHAN, &[&project])
+                .await?
+                .ok_or(LaneError::LeaseNotCurrent)?;
+            let project = rows::label(project)?;
+            let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
+            Ok::<_, PgError>(Receipt {
+                run: rows::label(run)?,
+                outcome: Outcome::NeedsReview,
+                stop_requested: column(&row, 1, "stop request")?,
+                work_executed_here: false,
+                project,
+            })
+        }
+        .await;
+        match read {
+            Ok(receipt) => {
+                tx.commit().await?;
+                Ok(receipt)
+            }
+            Err(e) => {
+                // The refusal is the answer; a failed rollback ends the connection anyway.
+                let _ = tx.rollback().await;
+                Err(e)
+            }
+        }
     })
 }
 

@@ -59,6 +59,11 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "the journal without an index on time",
         sql: include_str!("../migrations/0006_journal_without_an_index_on_time.sql"),
     },
+    Migration {
+        version: 7,
+        description: "a claim or a release waits for a dispatch in progress",
+        sql: include_str!("../migrations/0007_lane_operations_wait_for_a_dispatch.sql"),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.

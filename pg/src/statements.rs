@@ -6,43 +6,14 @@ use postgres::Statement;
 
 use crate::PgError;
 
-/// A direct claim: the lane if it is idle and unblocked, with a new generation and token;
-/// journaled with its answer (`PROJECT_BUSY` when no row comes back). The journal's row draws
-/// its number after the claim has the lane row locked (refused or not): see the journal's
-/// migration. `$1` project, `$2` run, `$3` pid, `$4` session start, `$5` session key.
-const CLAIM: &str = "
-    WITH c AS (
-        INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started,
-                                owner_key)
-        VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
-        ON CONFLICT (project) DO UPDATE
-            SET generation = l.generation + 1, run = excluded.run, token = excluded.token,
-                stop_requested = false, owner_pid = excluded.owner_pid,
-                owner_started = excluded.owner_started, owner_key = excluded.owner_key,
-                orphaned_generation = NULL
-            WHERE l.run IS NULL AND l.blocked_by IS NULL
-        RETURNING l.generation, l.token),
-    j AS (
-        INSERT INTO lanes_journal (op, code, project, run, generation)
-        SELECT 'claim', CASE WHEN c.token IS NULL THEN 'PROJECT_BUSY' ELSE 'OK' END, $1, $2,
-               c.generation
-        FROM (SELECT 1) one LEFT JOIN c ON true)
-    SELECT generation, token FROM c";
+/// A direct claim (`lanes_claim`): the lane if it is idle and unblocked, with a new generation
+/// and token; journaled with its answer (`PROJECT_BUSY` when no row comes back), after a
+/// dispatch in progress. `$1` project, `$2` run, `$3` pid, `$4` session start, `$5` session key.
+const CLAIM: &str = "SELECT * FROM lanes_claim($1, $2, $3, $4, $5)";
 
-/// A release by the lease's token, journaled; returns the stop request.
-/// `$1` project, `$2` token, `$3` run, `$4` generation, `$5` outcome.
-const RELEASE: &str = "
-    WITH r AS (
-        UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-            owner_key = NULL, orphaned_generation = NULL
-        WHERE project = $1 AND token = $2
-        RETURNING stop_requested),
-    j AS (
-        INSERT INTO lanes_journal (op, code, project, run, generation, outcome, stop_requested)
-        SELECT 'release', CASE WHEN r.stop_requested IS NULL THEN 'LEASE_NOT_CURRENT'
-                               ELSE 'OK' END, $1, $3, $4, $5, r.stop_requested
-        FROM (SELECT 1) one LEFT JOIN r ON true)
-    SELECT stop_requested FROM r";
+/// A release by the lease's token (`lanes_release`), journaled, after a dispatch in progress;
+/// returns the stop request. `$1` project, `$2` token, `$3` run, `$4` generation, `$5` outcome.
+const RELEASE: &str = "SELECT * FROM lanes_release($1, $2, $3, $4, $5)";
 
 /// A stop request by the lease's token, journaled; the lane stays held.
 /// `$1` project, `$2` token, `$3` run, `$4` generation.
@@ -91,23 +62,10 @@ pub(crate) const ORPHANS: &str = "
     SELECT project, run, orphaned_generation, owner_started FROM lanes
     WHERE orphaned_generation IS NOT NULL ORDER BY project";
 
-/// An orphaned lane freed; returns the dead holder's run and the stop request. Journaled as
-/// what it is in the core's terms: a release of the dead holder's lease with `needs_review`.
-pub(crate) const RESOLVE_ORPHAN: &str = "
-    WITH o AS (
-        UPDATE lanes l SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
-            owner_key = NULL, orphaned_generation = NULL
-        FROM (SELECT project, run FROM lanes
-              WHERE project = $1 AND orphaned_generation IS NOT NULL FOR UPDATE) old
-        WHERE l.project = old.project
-        RETURNING old.run, l.stop_requested, l.generation),
-    j AS (
-        INSERT INTO lanes_journal (op, via, code, project, run, generation, outcome,
-                                   stop_requested)
-        SELECT 'release', 'resolve_orphan', 'OK', $1, o.run, o.generation, 'needs_review',
-               o.stop_requested
-        FROM o)
-    SELECT run, stop_requested FROM o";
+/// An orphaned lane freed (`lanes_resolve_orphan`); returns the dead holder's run and the stop
+/// request. Journaled as what it is in the core's terms: a release of the dead holder's lease
+/// with `needs_review`.
+pub(crate) const RESOLVE_ORPHAN: &str = "SELECT * FROM lanes_resolve_orphan($1)";
 
 /// A new session pinned to its schema (`$1`), with the server's statement timeout (`$2`, empty
 /// for none) and the actor its journal rows name (`$3`).

@@ -1,5 +1,6 @@
 //! Differential tests: random operation sequences on the in-memory core and on PostgreSQL,
-//! comparing every result (values, generations and error codes) step by step.
+//! comparing every result (values, generations and error codes) step by step; the dispatcher's
+//! with direct claims of the same lanes mixed in, as one schema serves both.
 
 mod common;
 #[path = "../../core/tests/suite/queues.rs"]
@@ -113,9 +114,29 @@ proptest! {
     ) {
         let mut memory = Dispatcher::new(&QUEUES).unwrap();
         let mut pg: PgDispatcher = fresh_dispatcher(&QUEUES).unwrap();
+        // Direct claims beside the queues, on the same lanes.
+        let lanes = PgLanes::connect(&common::url(), pg.schema()).unwrap();
+        let mut leases: Vec<(project_lanes::Lease, project_lanes_pg::PgLease)> = Vec::new();
         let id = |i: usize| ReservationId::parse(&format!("R{}", i + 1)).unwrap();
         for op in ops {
             match op {
+                Op::Claim(p) => {
+                    let a = memory.claim(QPROJECTS[p], "direct");
+                    let b = lanes.claim(QPROJECTS[p], "direct");
+                    prop_assert_eq!(claimed(&a), claimed(&b));
+                    if let (Ok(a), Ok(b)) = (a, b) {
+                        leases.push((a, b));
+                    }
+                }
+                Op::Stop(l) => if let Some((a, b)) = leases.get(l) {
+                    prop_assert_eq!(code(memory.request_stop(a)), code(lanes.request_stop(b)));
+                }
+                Op::Release(l, o) => if let Some((a, b)) = leases.get(l) {
+                    prop_assert_eq!(
+                        code(memory.release(a, Outcome::ALL[o])),
+                        code(lanes.release(b, Outcome::ALL[o]))
+                    );
+                }
                 Op::Enqueue(q, p) => prop_assert_eq!(
                     code(memory.enqueue(QUEUES[q], QPROJECTS[p], "run")),
                     code(pg.enqueue(QUEUES[q], QPROJECTS[p], "run"))
@@ -185,10 +206,14 @@ fn a_project_blocked_by_an_unresolved_result_looks_idle_and_neither_backend_offe
     assert_eq!(memory.dispatch("general").unwrap(), None);
     assert_eq!(pg.dispatch("general").unwrap(), None);
     assert_eq!(memory.reservations(), pg.reservations().unwrap());
-    // Only PostgreSQL lets a direct claim reach a dispatcher's lane: refused while blocked.
+    // A direct claim of a dispatcher's lane is refused while the project is blocked.
     assert_eq!(
         lanes.claim("docs", "direct").unwrap_err().lane_error(),
         Some(project_lanes::LaneError::ProjectBusy)
+    );
+    assert_eq!(
+        memory.claim("docs", "direct").unwrap_err(),
+        project_lanes::LaneError::ProjectBusy
     );
     // Resolved, both offer the next item.
     assert_eq!(memory.resolve(failed).unwrap(), pg.resolve(failed).unwrap());

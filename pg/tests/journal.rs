@@ -1,7 +1,8 @@
 //! The journal on PostgreSQL: every transition of many processes (some killed mid-run) exports
-//! as records that `lane-records replay` verifies and `lanes-pg audit` matches on the core; a row
-//! changed behind the library's back is named; bad input is refused with exit status 1 and no
-//! file; a prune keeps what later exports start from.
+//! as one version 3 record (and as version 2 records of each kind) that `lane-records replay`
+//! verifies and `lanes-pg audit` matches on the core; a row changed behind the library's back
+//! is named; bad input is refused with exit status 1 and no file; a prune keeps what later
+//! exports start from.
 
 mod common;
 
@@ -14,7 +15,7 @@ use project_lanes_pg::schema::SCHEMA_VERSION;
 use project_lanes_pg::{PgConfig, PgDispatcher, PgLanes};
 
 use common::roles::as_admin;
-use common::{TestProcess, fresh_schema, lanes_pg, url};
+use common::{TestProcess, fresh_schema, journal_rows, lanes_pg, url};
 
 const WORKERS: usize = 8;
 
@@ -31,6 +32,7 @@ fn replayed(path: &Path) -> Result<usize, String> {
     match replay_file(path) {
         ReplayReport::Matched(n) => Ok(n),
         ReplayReport::Mismatch(m) => Err(lane_records::describe_mismatch(&m)),
+        ReplayReport::StepMismatch(m) => Err(lane_records::describe_step_mismatch(&m)),
         ReplayReport::Unreadable(e) => Err(e.to_string()),
     }
 }
@@ -59,10 +61,13 @@ fn refuse_a_claim_behind_the_librarys_back(schema: &str, project: &str) -> i64 {
     let (code, out, err) = audit(schema);
     assert_eq!(code, Some(1), "{err}");
     assert!(
-        out.starts_with(&format!("transition {seq} (claim by ")),
+        out.starts_with(&format!("transition {seq} (claim of {project} by ")),
         "{out}"
     );
-    assert!(out.contains("PROJECT_BUSY"), "{out}");
+    assert!(
+        out.contains("the system answered PROJECT_BUSY, the core answers ok"),
+        "{out}"
+    );
     seq
 }
 
@@ -155,31 +160,40 @@ fn eight_processes_some_killed_leave_a_journal_that_replays_and_audits() {
         assert!(n >= 1, "no transition via {via}");
     }
 
-    let mut steps = 0;
-    for kind in ["lanes", "dispatcher"] {
-        let file = dir.path().join(format!("{kind}.json"));
-        let (code, out, err) = export(&schema, &file, &["--kind", kind]);
-        assert_eq!(code, Some(0), "{err}");
-        assert!(
-            out.starts_with(&format!("wrote {}", file.display())),
-            "{out}"
-        );
-        let n = replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
-        assert!(n > 50, "{kind}: only {n} steps");
-        keep(&file, &format!("pg-journal-{kind}.json"));
-        steps += n;
-    }
+    // The whole journal, both kinds, as one record.
+    let file = dir.path().join("whole.jsonl");
+    let (code, out, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with(&format!("wrote {}", file.display())) && out.contains("(version 3)"),
+        "{out}"
+    );
+    let steps = replayed(&file).unwrap_or_else(|e| panic!("{e}"));
+    keep(&file, "pg-journal.jsonl");
     let (code, out, err) = audit(&schema);
     assert_eq!(code, Some(0), "{out}{err}");
     assert_eq!(out.trim(), format!("all {steps} transitions match"));
-    // The journal names its callers.
-    let (_, json, _) = lanes_pg(&["export", &url, &schema, "--kind", "lanes"]);
+    // Readers of version 2 get each kind in a record of its own.
+    let mut both = 0;
+    for kind in ["lanes", "dispatcher"] {
+        let file = dir.path().join(format!("{kind}.json"));
+        let (code, out, err) = export(&schema, &file, &["--format-version", "2", "--kind", kind]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("(version 2)"), "{out}");
+        let n = replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(n > 50, "{kind}: only {n} steps");
+        keep(&file, &format!("pg-journal-{kind}.json"));
+        both += n;
+    }
+    assert_eq!(both, steps);
+    // The journal names its callers, and says where it comes from.
+    let (_, lines, _) = lanes_pg(&["export", &url, &schema]);
     assert!(
-        json.contains("\"actor\": \"worker-"),
+        lines.contains("\"name\":\"worker-"),
         "no actor in the record"
     );
     assert!(
-        json.contains("\"kind\": \"journal\""),
+        lines.contains("\"kind\":\"journal\""),
         "no origin in the record"
     );
 }
@@ -206,12 +220,16 @@ fn a_journal_row_changed_behind_the_librarys_back_is_named_by_audit_and_replay()
 
     // The export still writes what the journal says, and replay finds the same step.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("tampered.json");
+    let file = dir.path().join("tampered.jsonl");
     let (code, _, err) = export(&schema, &file, &[]);
     assert_eq!(code, Some(0), "{err}");
     let mismatch = replayed(&file).unwrap_err();
-    assert!(mismatch.starts_with("step 3 (claim)"), "{mismatch}");
-    keep(&file, "pg-journal-changed-row.json");
+    assert!(
+        mismatch.starts_with("step 4 (claim, line ")
+            && mismatch.ends_with("the record says PROJECT_BUSY, the core answers ok"),
+        "{mismatch}"
+    );
+    keep(&file, "pg-journal-changed-row.jsonl");
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
@@ -222,7 +240,7 @@ fn an_audits_mismatch_is_its_verdict_on_stdout_and_one_line_on_stderr() {
     // The verdict where scripts read it, and the line the help promises for exit status 1.
     let (code, out, err) = audit(&schema);
     assert_eq!(code, Some(1), "{out}");
-    let verdict = format!("transition {seq} (claim by ");
+    let verdict = format!("transition {seq} (claim of docs by ");
     assert!(
         out.starts_with(&verdict) && out.lines().count() == 1,
         "{out}"
@@ -325,9 +343,9 @@ fn a_row_naming_a_reservation_never_enqueued_is_named_not_left_out() {
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
-fn a_queue_too_long_for_a_record_is_refused_by_export_and_audited_in_pieces() {
-    // Each step of a dispatcher record lists every reservation: 1,500 enqueues would make a
-    // record of about 90 MB written compactly.
+fn a_queue_of_any_length_exports_as_one_record_and_a_version_2_export_is_refused() {
+    // A version 2 record lists every reservation after every step: 1,500 enqueues would make
+    // one of about 90 MB. Version 3 keeps no snapshot.
     let schema = fresh_schema();
     let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
     for i in 0..1_500 {
@@ -336,13 +354,18 @@ fn a_queue_too_long_for_a_record_is_refused_by_export_and_audited_in_pieces() {
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.json");
-    let (code, _, err) = export(&schema, &file, &[]);
+    let (code, _, err) = export(&schema, &file, &["--format-version", "2"]);
     assert_eq!(code, Some(1));
     assert!(
         err.contains("the record would be larger than readers take (16777216 bytes, 16 MiB)"),
         "{err}"
     );
     assert!(!file.exists());
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(replayed(&file), Ok(1_500));
+    let bytes = std::fs::metadata(&file).unwrap().len();
+    assert!(bytes < 1_500 * 100, "{bytes} bytes");
     let (code, out, err) = audit(&schema);
     assert_eq!(
         (code, out.trim()),
@@ -368,42 +391,134 @@ fn an_audit_that_checks_nothing_says_so() {
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
-fn a_project_asked_of_the_other_kind_is_named_with_the_kind_that_shows_it() {
+fn direct_claims_and_dispatches_racing_on_the_same_projects_journal_an_order_that_replays() {
+    // Two threads claim and release three projects directly while two enqueue and dispatch
+    // them: a release journaled before a dispatch must not have been hidden from it.
+    let schema = fresh_schema();
+    PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
+    const PROJECTS: [&str; 3] = ["docs", "site", "blog"];
+    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    let mut threads = Vec::new();
+    for t in 0..2 {
+        let schema = schema.clone();
+        threads.push(std::thread::spawn(move || {
+            let lanes = PgLanes::connect(&url(), &schema).unwrap();
+            let mut n = 0;
+            while std::time::Instant::now() < deadline {
+                n += 1;
+                if let Ok(lease) = lanes.claim(PROJECTS[(n + t) % 3], &format!("d{t}-{n}")) {
+                    lanes.release(&lease, Outcome::Succeeded).unwrap();
+                }
+            }
+        }));
+    }
+    for t in 0..2 {
+        let schema = schema.clone();
+        threads.push(std::thread::spawn(move || {
+            let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
+            let mut n = 0;
+            while std::time::Instant::now() < deadline {
+                n += 1;
+                d.enqueue("general", PROJECTS[(n + t) % 3], &format!("q{t}-{n}"))
+                    .unwrap();
+                if let Some(job) = d.dispatch("general").unwrap() {
+                    let id = job.reservation;
+                    // Another thread's reservation may be finished by its own thread first.
+                    if d.finish(id, Outcome::Succeeded).is_ok() {
+                        d.persisted(id, true).unwrap();
+                    }
+                }
+            }
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    let (code, out, err) = audit(&schema);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let checked: usize = out
+        .trim()
+        .strip_prefix("all ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(checked > 1_000, "only {checked} transitions raced");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_project_used_directly_and_through_the_queues_replays_in_one_record() {
     let schema = one_pair();
     let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
     d.enqueue("general", "site", "nightly-2").unwrap();
+    d.enqueue("general", "blog", "nightly-3").unwrap();
+    // A direct claim refused because a reservation holds the lane, then one that waits for
+    // nothing once the reservation is saved: one core replays both.
+    d.dispatch("general").unwrap().unwrap();
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    lanes.claim("site", "by-hand").unwrap_err();
+    let id = project_lanes::dispatch::ReservationId::from_number(1).unwrap();
+    assert_eq!(d.reservation(id).unwrap().project.as_str(), "site");
+    d.finish(id, Outcome::Succeeded).unwrap();
+    d.persisted(id, true).unwrap();
+    let by_hand = lanes.claim("site", "by-hand").unwrap();
+    lanes.release(&by_hand, Outcome::Succeeded).unwrap();
+    let (code, out, err) = audit(&schema);
+    assert_eq!(
+        (code, out.trim()),
+        (Some(0), "all 10 transitions match"),
+        "{err}"
+    );
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("out.json");
+    let file = dir.path().join("out.jsonl");
+    let (code, _, err) = export(&schema, &file, &["--project", "site"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(replayed(&file), Ok(7));
+
+    // A version 2 record shows one kind: a project asked of the other is named with the kind
+    // that shows it, and --kind is for version 2 alone.
     for (project, kind, says) in [
         (
-            "site",
+            "blog",
             "lanes",
-            "the project site appears only among the journal's dispatcher operations: export it in a record of its own, with --kind dispatcher",
+            "the project blog appears only among the journal's dispatcher operations: export it in a version 2 record of its own, with --kind dispatcher",
         ),
         (
             "docs",
             "dispatcher",
-            "the project docs appears only among the journal's direct lane operations: export it in a record of its own, with --kind lanes",
+            "the project docs appears only among the journal's direct lane operations: export it in a version 2 record of its own, with --kind lanes",
         ),
     ] {
-        let (code, _, err) = export(&schema, &file, &["--project", project, "--kind", kind]);
+        let (code, _, err) = export(
+            &schema,
+            &file,
+            &[
+                "--format-version",
+                "2",
+                "--project",
+                project,
+                "--kind",
+                kind,
+            ],
+        );
         assert_eq!(code, Some(1));
         assert!(err.contains(says), "{err}");
-        assert!(!file.exists());
     }
-    let (code, _, err) = export(&schema, &file, &["--project", "site"]);
-    assert_eq!(code, Some(0), "{err}");
-
-    // A project used both ways: a direct claim refused because a reservation holds its lane
-    // does not replay on lanes alone, and the audit's message says why.
-    d.dispatch("general").unwrap().unwrap();
-    let lanes = PgLanes::connect(&url(), &schema).unwrap();
-    lanes.claim("site", "by-hand").unwrap_err();
-    let (code, out, err) = audit(&schema);
-    assert_eq!(code, Some(1), "{err}");
+    let (code, _, err) = export(
+        &schema,
+        &file,
+        &["--format-version", "3", "--kind", "lanes"],
+    );
+    assert_eq!(code, Some(2), "{err}");
     assert!(
-        out.contains("(the project site is used both directly and through the dispatcher;"),
-        "{out}"
+        err.contains("--kind chooses the kind of a version 2 record"),
+        "{err}"
+    );
+    let (code, _, err) = export(&schema, &file, &["--format-version", "2"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("a version 2 record shows one or the other"),
+        "{err}"
     );
 }
 
@@ -546,9 +661,13 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
         "{err}"
     );
     let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("whole.jsonl");
+    let (code, _, err) = export(&schema, &file, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(replayed(&file), Ok(5));
     for kind in ["lanes", "dispatcher"] {
         let file = dir.path().join(format!("{kind}.json"));
-        let (code, _, err) = export(&schema, &file, &["--kind", kind]);
+        let (code, _, err) = export(&schema, &file, &["--format-version", "2", "--kind", kind]);
         assert_eq!(code, Some(0), "{err}");
         replayed(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
     }
@@ -569,7 +688,7 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
             "{err}"
         );
         let file = dir.path().join("early.json");
-        let (code, _, err) = export(&schema, &file, &["--kind", "lanes", "--since", since]);
+        let (code, _, err) = export(&schema, &file, &["--since", since]);
         assert_eq!(code, Some(1));
         assert!(err.contains(says), "{err}");
         assert!(!file.exists());
@@ -639,15 +758,6 @@ fn a_pruned_journal_starts_from_the_state_it_kept() {
     );
 }
 
-/// How many rows `schema`'s journal holds.
-fn rows(schema: &str) -> i64 {
-    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
-    client
-        .query_one(&format!("SELECT count(*) FROM {schema}.lanes_journal"), &[])
-        .unwrap()
-        .get(0)
-}
-
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
 #[test]
 fn a_prune_before_a_time_after_the_servers_now_is_refused_and_removes_nothing() {
@@ -683,7 +793,7 @@ fn a_prune_before_a_time_after_the_servers_now_is_refused_and_removes_nothing() 
             );
         }
     }
-    assert_eq!(rows(&schema), 2);
+    assert_eq!(journal_rows(&schema), 2);
     let (code, out, err) = audit(&schema);
     assert_eq!(
         (code, out.trim()),
@@ -741,7 +851,7 @@ fn a_dry_run_says_what_a_prune_would_remove_and_removes_nothing() {
         ),
         "{out}"
     );
-    assert_eq!(rows(&schema), 8, "a dry run removes nothing");
+    assert_eq!(journal_rows(&schema), 8, "a dry run removes nothing");
     let (code, out, err) = audit(&schema);
     assert_eq!(
         (code, out.trim()),
@@ -765,7 +875,7 @@ fn a_dry_run_says_what_a_prune_would_remove_and_removes_nothing() {
         ),
         "{out}"
     );
-    assert_eq!(rows(&schema), 2);
+    assert_eq!(journal_rows(&schema), 2);
     // Nothing before the time: the dry run says so as the prune does.
     let (code, out, err) = prune(&["--dry-run"]);
     assert_eq!(

@@ -1,5 +1,6 @@
-//! The dispatcher's rules (`core/tests/suite/queues.rs`) on PostgreSQL, the model-based check,
-//! and the rules between handles: durable reservations, one winner between cancel and dispatch.
+//! The dispatcher's rules (`core/tests/suite/queues.rs`) on PostgreSQL, the model-based check
+//! (direct lane operations mixed in through a `PgLanes` on the same schema), and the rules
+//! between handles: durable reservations, one winner between cancel and dispatch.
 
 mod common;
 #[path = "../../core/tests/suite/queues.rs"]
@@ -9,10 +10,12 @@ use std::sync::{Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use project_lanes::Outcome;
-use project_lanes::backend::Refusal;
-use project_lanes::dispatch::{DispatchError, ReservationState};
-use project_lanes_pg::PgDispatcher;
+use project_lanes::backend::{DirectLanes, Queues, Refusal};
+use project_lanes::dispatch::{
+    DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
+};
+use project_lanes::{LaneView, Outcome, Receipt};
+use project_lanes_pg::{PgDispatcher, PgError, PgLanes, PgLease};
 use proptest::prelude::*;
 
 use common::{fresh_dispatcher, fresh_schema, url};
@@ -32,8 +35,63 @@ proptest! {
     fn the_dispatcher_agrees_with_the_model(
         ops in proptest::collection::vec(queues_suite::op(), 1..80)
     ) {
-        let mut d = fresh_dispatcher(&queues_suite::QUEUES).unwrap();
-        queues_suite::agrees_with_the_model(&mut d, ops)?;
+        let d = fresh_dispatcher(&queues_suite::QUEUES).unwrap();
+        let lanes = PgLanes::connect(&url(), d.schema()).unwrap();
+        queues_suite::agrees_with_the_model(&mut Shared { d, lanes }, ops)?;
+    }
+}
+
+/// A dispatcher and direct lanes on one schema: what an application that claims some runs
+/// directly and queues others does.
+struct Shared {
+    d: PgDispatcher,
+    lanes: PgLanes,
+}
+
+impl Queues for Shared {
+    type Error = PgError;
+    fn enqueue(&mut self, q: &str, p: &str, r: &str) -> Result<ReservationId, PgError> {
+        self.d.enqueue(q, p, r)
+    }
+    fn dispatch(&mut self, queue: &str) -> Result<Option<Job>, PgError> {
+        self.d.dispatch(queue)
+    }
+    fn finish(&mut self, id: ReservationId, outcome: Outcome) -> Result<FinalState, PgError> {
+        self.d.finish(id, outcome)
+    }
+    fn persisted(&mut self, id: ReservationId, saved: bool) -> Result<Settled, PgError> {
+        self.d.persisted(id, saved)
+    }
+    fn cancel(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        self.d.cancel(id)
+    }
+    fn resolve(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        self.d.resolve(id)
+    }
+    fn reservation(&mut self, id: ReservationId) -> Result<ReservationView, PgError> {
+        self.d.reservation(id)
+    }
+    fn reservations(&mut self) -> Result<Vec<ReservationView>, PgError> {
+        self.d.reservations()
+    }
+    fn retained(&mut self, queue: &str) -> Result<usize, PgError> {
+        self.d.retained(queue)
+    }
+    fn view(&mut self, project: &str) -> Result<LaneView, PgError> {
+        self.d.view(project)
+    }
+}
+
+impl DirectLanes for Shared {
+    type Lease = PgLease;
+    fn claim(&mut self, project: &str, run: &str) -> Result<PgLease, PgError> {
+        self.lanes.claim(project, run)
+    }
+    fn request_stop(&mut self, lease: &PgLease) -> Result<LaneView, PgError> {
+        self.lanes.request_stop(lease)
+    }
+    fn release(&mut self, lease: &PgLease, outcome: Outcome) -> Result<Receipt, PgError> {
+        self.lanes.release(lease, outcome)
     }
 }
 

@@ -10,7 +10,7 @@ use project_lanes::record::Timestamp;
 use project_lanes_pg::{PgConfig, PgDispatcher, PgLanes, status};
 use serde_json::{Value, json};
 
-use common::{TestProcess, fresh_schema, lanes_pg, url};
+use common::{TestProcess, fresh_schema, journal_rows, lanes_pg, url};
 
 /// The time now, as the journal writes it.
 fn now() -> String {
@@ -18,15 +18,6 @@ fn now() -> String {
     Timestamp::from_millis(since_epoch.as_millis() as u64)
         .unwrap()
         .to_string()
-}
-
-/// How many rows `schema`'s journal holds.
-fn journal_rows(schema: &str) -> i64 {
-    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
-    client
-        .query_one(&format!("SELECT count(*) FROM {schema}.lanes_journal"), &[])
-        .unwrap()
-        .get(0)
 }
 
 #[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]

@@ -17,7 +17,7 @@ use std::io::{Read, Write as _};
 use std::path::{Path, PathBuf};
 
 use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, RecordError, VERSION};
-use project_lanes::record::{ReplayMismatch, json, replay};
+use project_lanes::record::{ReplayMismatch, json, replay, stream};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -258,7 +258,11 @@ pub fn index_dir(
         .map_err(|e| Problems(vec![format!("cannot read {}: {e}", dir.display())]))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|ext| ext == "json"))
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .is_some_and(|ext| ext == "json" || ext == "jsonl")
+        })
         .filter(|p| p.file_name().is_some_and(|name| name != INDEX_FILE))
         .collect();
     paths.sort();
@@ -266,8 +270,7 @@ pub fn index_dir(
     let mut found: Vec<Found> = Vec::new();
     let mut skipped = Vec::new();
     for path in &paths {
-        let read = read_record_bytes(path).and_then(|bytes| Ok((parse_record(&bytes)?, bytes)));
-        let (record, bytes) = match read {
+        let (record, bytes, mismatch) = match open_record(path) {
             Ok(read) => read,
             Err(_) if is_json_schema(path) => {
                 skipped.push(path.clone());
@@ -278,16 +281,21 @@ pub fn index_dir(
                 continue;
             }
         };
-        if let Err(mismatch) = replay(&record) {
+        if let Some(mismatch) = mismatch {
             problems.push(format!(
-                "{}: the record does not replay on the core: {}",
+                "{}: the record does not replay on the core: {mismatch}",
                 path.display(),
-                describe_mismatch(&mismatch)
             ));
             continue;
         }
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        let expected = format!("{}.json", record.id);
+        // A version 3 record (lines) is `<id>.jsonl`, a version 1 or 2 one `<id>.json`.
+        let extension = if record.version == project_lanes::record::VERSION_3 {
+            "jsonl"
+        } else {
+            "json"
+        };
+        let expected = format!("{}.{extension}", record.id);
         if name != expected {
             problems.push(format!(
                 "{}: the record's id is \"{}\", so its file must be named {expected}",
@@ -473,20 +481,89 @@ pub enum ReplayReport {
     Matched(usize),
     /// The file could not be read as a record.
     Unreadable(ReadError),
-    /// A step differed.
+    /// A step differed (a version 1 or 2 record).
     Mismatch(ReplayMismatch),
+    /// A step's answer differed (a version 3 record).
+    StepMismatch(stream::Mismatch),
+}
+
+/// A record file, opened: one JSON document (versions 1 and 2; its bytes, at most
+/// [`MAX_RECORD_BYTES`]), or lines (version 3; its first line read, the rest still to read).
+enum Opened {
+    Document(Vec<u8>),
+    Lines(Vec<u8>, std::io::BufReader<File>),
+}
+
+/// Opens a record file and tells a document from lines by its first line, as every reader
+/// does ([`json::is_lines`]); lines larger than `limit` bytes are refused before they are read.
+fn open(path: &Path, limit: u64) -> Result<Opened, ReadError> {
+    use std::io::BufRead;
+    let file = File::open(path).map_err(ReadError::Io)?;
+    let size = file.metadata().map_err(ReadError::Io)?.len();
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut first = Vec::new();
+    Read::by_ref(&mut reader)
+        .take(stream::MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', &mut first)
+        .map_err(ReadError::Io)?;
+    if first.last() == Some(&b'\n') && json::is_lines(&first[..first.len() - 1]) {
+        if size > limit {
+            return Err(json::ReadError::OverLimit { limit }.into());
+        }
+        return Ok(Opened::Lines(first, reader));
+    }
+    if size > MAX_RECORD_BYTES {
+        return Err(json::ReadError::TooLarge { bytes: size }.into());
+    }
+    Read::by_ref(&mut reader)
+        .take(MAX_RECORD_BYTES + 1 - first.len() as u64)
+        .read_to_end(&mut first)
+        .map_err(ReadError::Io)?;
+    Ok(Opened::Document(first))
+}
+
+/// Reads the lines of a version 3 record through `reader`, its first line already read,
+/// handing each to `seen`: the verdict, in the memory one line and the core's live state take.
+fn read_lines(
+    first: &[u8],
+    rest: &mut impl Read,
+    limit: u64,
+    seen: &mut dyn FnMut(stream::Seen<'_>),
+) -> Result<stream::Verdict, ReadError> {
+    let mut lines = stream::Reader::new().limit(limit);
+    lines.feed(first, seen)?;
+    let mut chunk = vec![0; 1 << 16];
+    loop {
+        let n = rest.read(&mut chunk).map_err(ReadError::Io)?;
+        if n == 0 {
+            return Ok(lines.finish(seen)?);
+        }
+        lines.feed(&chunk[..n], seen)?;
+    }
 }
 
 /// Reads and replays one record file.
 pub fn replay_file(path: &Path) -> ReplayReport {
-    replay_file_noting(path).0
+    replay_file_noting(path, stream::DEFAULT_MAX_BYTES).0
 }
 
 /// [`replay_file`], and for a file read as a record, what replay does not check and the steps
 /// whose times stand out ([`lane_view::recorded`], the viewer's notes for the same file), in
 /// English: one line each, none for a record without times, callers or a window.
-pub fn replay_file_noting(path: &Path) -> (ReplayReport, Vec<String>) {
-    match read_record(path) {
+///
+/// A version 3 record larger than `limit` bytes is refused (`RECORD_TOO_LARGE`), as the
+/// viewer refuses one larger than its own limit; versions 1 and 2 are at most
+/// [`MAX_RECORD_BYTES`].
+pub fn replay_file_noting(path: &Path, limit: u64) -> (ReplayReport, Vec<String>) {
+    let opened = match open(path, limit) {
+        Ok(opened) => opened,
+        Err(e) => return (ReplayReport::Unreadable(e), Vec::new()),
+    };
+    let bytes = match opened {
+        Opened::Document(bytes) => bytes,
+        Opened::Lines(first, mut rest) => return replay_lines(&first, &mut rest, limit),
+    };
+    match parse_record(&bytes) {
         Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
         Ok(record) => {
             let notes = lane_view::recorded::notes(&record);
@@ -500,8 +577,92 @@ pub fn replay_file_noting(path: &Path) -> (ReplayReport, Vec<String>) {
     }
 }
 
-/// Describes a mismatch for people: the step, its operation, and both results as JSON.
+/// A record file read and replayed on the core: the record (a version 3 one gathered into the
+/// snapshots its viewers show, [`stream::Gather`]), its bytes, and how its replay went: `None`
+/// if every step matched, else the first mismatch in words.
+pub fn open_record(path: &Path) -> Result<(Record, Vec<u8>, Option<String>), ReadError> {
+    let limit = stream::DEFAULT_MAX_BYTES;
+    match open(path, limit)? {
+        Opened::Document(bytes) => {
+            let record = parse_record(&bytes)?;
+            let mismatch = replay(&record).err().map(|m| describe_mismatch(&m));
+            Ok((record, bytes, mismatch))
+        }
+        Opened::Lines(first, rest) => {
+            let mut bytes = first.clone();
+            let mut copy = Tee {
+                inner: rest,
+                copy: &mut bytes,
+            };
+            let mut gather = stream::Gather::new();
+            let verdict = read_lines(&first, &mut copy, limit, &mut |seen| gather.seen(seen))?;
+            let mismatch = verdict.mismatch.as_ref().map(describe_step_mismatch);
+            Ok((gather.record(), bytes, mismatch))
+        }
+    }
+}
+
+/// A reader that keeps a copy of what it reads.
+struct Tee<'a, R: Read> {
+    inner: R,
+    copy: &'a mut Vec<u8>,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.copy.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// A version 3 record's verdict and notes, read a chunk at a time.
+fn replay_lines(first: &[u8], rest: &mut impl Read, limit: u64) -> (ReplayReport, Vec<String>) {
+    let mut noting: Option<lane_view::recorded::Noting> = None;
+    let mut seen = |seen: stream::Seen<'_>| match seen {
+        stream::Seen::Head(head) => {
+            noting = Some(lane_view::recorded::Noting::new(head.origin.as_ref()))
+        }
+        stream::Seen::Item {
+            item: stream::Item::Step(step, _),
+            ..
+        } => {
+            if let Some(noting) = &mut noting {
+                noting.step(step.at, step.by.is_some());
+            }
+        }
+        _ => {}
+    };
+    let verdict = read_lines(first, rest, limit, &mut seen);
+    let lines = noting.map_or_else(Vec::new, |n| {
+        lane_view::recorded::sentences(lane_view::i18n::Lang::En, &n.notes())
+    });
+    match verdict {
+        Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
+        Ok(verdict) => match verdict.mismatch {
+            Some(m) => (ReplayReport::StepMismatch(m), lines),
+            None => (ReplayReport::Matched(verdict.steps as usize), lines),
+        },
+    }
+}
+
+/// Describes a version 3 record's mismatch for people: the step (counted from 1, as the viewer
+/// counts them), its operation and line, what the record says and what the core answers.
+pub fn describe_step_mismatch(m: &stream::Mismatch) -> String {
+    format!(
+        "step {} ({}, line {}): the record says {}, the core answers {}",
+        m.step + 1,
+        m.op,
+        m.line,
+        m.recorded,
+        m.replayed
+    )
+}
+
+/// Describes a mismatch for people: the step (counted from 1, as the viewer counts them), its
+/// operation, and both results as JSON.
 pub fn describe_mismatch(mismatch: &ReplayMismatch) -> String {
+    let counted = |step: &usize| step + 1;
     match mismatch {
         ReplayMismatch::Invalid(e) => format!("invalid record: {e}"),
         ReplayMismatch::Result {
@@ -510,7 +671,8 @@ pub fn describe_mismatch(mismatch: &ReplayMismatch) -> String {
             saved,
             actual,
         } => format!(
-            "step {step} ({op}): result differs\n  saved:  {}\n  actual: {}",
+            "step {} ({op}): result differs\n  saved:  {}\n  actual: {}",
+            counted(step),
             json(saved.as_ref()),
             json(actual.as_ref())
         ),
@@ -521,7 +683,7 @@ pub fn describe_mismatch(mismatch: &ReplayMismatch) -> String {
             actual,
         } => {
             let at = match (step, op) {
-                (Some(step), Some(op)) => format!("step {step} ({op}): lanes after the step"),
+                (Some(n), Some(op)) => format!("step {} ({op}): lanes after the step", counted(n)),
                 _ => "final lanes".to_string(),
             };
             format!(
@@ -536,7 +698,8 @@ pub fn describe_mismatch(mismatch: &ReplayMismatch) -> String {
             saved,
             actual,
         } => format!(
-            "step {step} ({op}): reservations after the step differ\n  saved:  {}\n  actual: {}",
+            "step {} ({op}): reservations after the step differ\n  saved:  {}\n  actual: {}",
+            counted(step),
             json(saved.as_ref()),
             json(actual.as_ref())
         ),

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
-    INDEX_FILE, ReplayReport, compare, describe_mismatch, generate, index_dir, records_dir,
-    replay_file_noting, run_scenarios, write_files,
+    INDEX_FILE, ReplayReport, compare, describe_mismatch, describe_step_mismatch, generate,
+    index_dir, records_dir, replay_file_noting, run_scenarios, write_files,
 };
 use lane_view::i18n::Lang;
 
@@ -23,7 +23,7 @@ use lane_view::i18n::Lang;
     version,
     override_usage = "lane-records run FILE... [--out DIR]
        lane-records index DIR [--order ID,ID,...]
-       lane-records replay FILE...
+       lane-records replay FILE... [--max-bytes BYTES]
        lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
        lane-records [--out DIR]
        lane-records --check",
@@ -93,20 +93,27 @@ examples:
     },
     /// Replay record files on the core; report the first mismatching step of each
     #[command(
-        override_usage = "lane-records replay FILE...",
-        after_help = "Version 1 and version 2 records are read. Replay compares each step's result and the state \
-after it, never times, callers or the window: for a record that has them, a line under its verdict \
-says so, and another names the steps whose times are earlier than the step before or outside the \
-window (the viewer's notes, word for word). Exit status 1 if any file is unreadable or does not replay.
+        override_usage = "lane-records replay FILE... [--max-bytes BYTES]",
+        after_help = "Records of versions 1 and 2 (one JSON document, at most 16 MiB) and version 3 (JSON lines, \
+read a line at a time, of any length up to --max-bytes) are read. Replay compares each step's \
+answer (for versions 1 and 2, also the state saved after it), never times, callers or the window: \
+for a record that has them, a line under its verdict says so, and another names the steps whose \
+times are earlier than the step before or outside the window (the viewer's notes, word for word). \
+Exit status 1 if any file is unreadable or does not replay.
 
 examples:
   lane-records replay my-docs/records/deploy-waits.json
+  lane-records replay tonight.jsonl --max-bytes 1000000000
   lane-records replay records/*.json"
     )]
     Replay {
-        /// Record files (JSON)
+        /// Record files (JSON, or JSON lines for version 3)
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
+        /// Refuse a version 3 record larger than BYTES (default 67108864, 64 MiB, as the
+        /// viewer)
+        #[arg(long, value_name = "BYTES")]
+        max_bytes: Option<u64>,
     },
     /// Write each record's static picture (an HTML fragment, the timeline as SVG) or its whole
     /// <lane-viewer> element
@@ -174,7 +181,10 @@ fn main() -> ExitCode {
             run(&files, out)
         }
         Some(Command::Index { dir, order }) => index(&dir, order.as_deref()),
-        Some(Command::Replay { files }) => replay(&files),
+        Some(Command::Replay { files, max_bytes }) => replay(
+            &files,
+            max_bytes.unwrap_or(project_lanes::record::stream::DEFAULT_MAX_BYTES),
+        ),
         Some(Command::Render {
             files,
             html,
@@ -385,22 +395,26 @@ fn check(dir: &Path) -> ExitCode {
     ))
 }
 
-fn replay(files: &[PathBuf]) -> ExitCode {
+fn replay(files: &[PathBuf], limit: u64) -> ExitCode {
     let mut failed = 0;
     for path in files {
         let file = path.display();
-        let (report, notes) = replay_file_noting(path);
+        let (report, notes) = replay_file_noting(path, limit);
         match report {
             ReplayReport::Matched(steps) => {
                 say!("{file}: ok, all {steps} steps matched the core");
             }
             ReplayReport::Unreadable(e) => {
                 failed += 1;
-                say!("{file}: unreadable: {e}");
+                say!("{file}: unreadable: {e} ({})", e.code());
             }
             ReplayReport::Mismatch(m) => {
                 failed += 1;
                 say!("{file}: MISMATCH at {}", describe_mismatch(&m));
+            }
+            ReplayReport::StepMismatch(m) => {
+                failed += 1;
+                say!("{file}: MISMATCH at {}", describe_step_mismatch(&m));
             }
         }
         // What replay did not check (times, callers, the window) and the times that stand

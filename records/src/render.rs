@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use lane_view::i18n::Lang;
 use lane_view::still;
-use project_lanes::record::{Record, replay};
+use project_lanes::record::Record;
 
-use crate::{OutputFile, Problems, describe_mismatch, parse_record, read_record_bytes};
+use crate::{OutputFile, Problems, open_record};
 
 /// The viewer's stylesheet, inside each standalone SVG (so it follows light and dark).
 pub const VIEWER_CSS: &str = include_str!("../../www/viewer.css");
@@ -39,18 +39,16 @@ fn good(files: &[PathBuf]) -> Result<Vec<Good>, Problems> {
     let mut ids: BTreeMap<String, &Path> = BTreeMap::new();
     for path in files {
         let file = path.display();
-        let read = read_record_bytes(path).and_then(|bytes| Ok((parse_record(&bytes)?, bytes)));
-        let (record, bytes) = match read {
+        let (record, bytes, mismatch) = match open_record(path) {
             Ok(read) => read,
             Err(e) => {
                 problems.push(format!("{file}: {} ({})", e, e.code()));
                 continue;
             }
         };
-        if let Err(mismatch) = replay(&record) {
+        if let Some(mismatch) = mismatch {
             problems.push(format!(
-                "{file}: does not replay on the core (REPLAY_MISMATCH) at {}",
-                describe_mismatch(&mismatch)
+                "{file}: does not replay on the core (REPLAY_MISMATCH) at {mismatch}"
             ));
             continue;
         }

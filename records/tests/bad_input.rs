@@ -50,20 +50,20 @@ fn malformed_json_reports_line_and_column() {
 #[test]
 fn an_unknown_format_version_is_named_as_such() {
     let mut doc = good();
-    doc["version"] = 3.into();
+    doc["version"] = 4.into();
     // Even with fields a future version might add, the version is what the error names.
     doc["steps"][0]["op"] = "teleport".into();
     let e = read(&doc);
     assert!(
         matches!(
             e,
-            ReadError::Parse(Parse::Record(RecordError::UnsupportedVersion(3)))
+            ReadError::Parse(Parse::Record(RecordError::UnsupportedVersion(4)))
         ),
         "{e:?}"
     );
     assert_eq!(
         message(&e),
-        "unsupported record version 3 (this build reads versions 1 and 2)"
+        "unsupported record version 4 (this build reads versions 1, 2 and 3)"
     );
     let mut doc = good();
     doc["format"] = "something-else".into();

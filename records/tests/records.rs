@@ -303,7 +303,7 @@ fn the_replay_command_accepts_the_records_and_names_the_first_mismatching_step()
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("independent-claims.json: ok"), "{stdout}");
     assert!(
-        stdout.contains("tampered.json: MISMATCH at step 3 (release)"),
+        stdout.contains("tampered.json: MISMATCH at step 4 (release)"),
         "{stdout}"
     );
     assert!(

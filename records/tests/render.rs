@@ -202,7 +202,7 @@ fn a_record_that_breaks_the_format_or_does_not_replay_is_refused_and_nothing_is_
     );
     assert!(stderr.contains("line "), "located: {stderr}");
     assert!(
-        stderr.contains("tampered.json: does not replay on the core (REPLAY_MISMATCH) at step 3"),
+        stderr.contains("tampered.json: does not replay on the core (REPLAY_MISMATCH) at step 4"),
         "{stderr}"
     );
     assert!(

@@ -14,7 +14,9 @@
 //!   layout; target ≤ 50 ms median), and switching between all bundled records, each with its
 //!   timeline (target ≤ 2 ms median);
 //! - the wasm memory after opening a 10,000-step and a 100,000-step record (run it alone:
-//!   `cargo xtask bench memory`).
+//!   `cargo xtask bench memory`);
+//! - the last chaos run's whole journal (`target/chaos/chaos.jsonl`, from `cargo xtask chaos`)
+//!   streamed in and verified: the time and the wasm memory.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -382,5 +384,42 @@ async fn memory_of_large_records() {
          {after_10k:.1} after a 10,000-step record (bench/10000), {after_100k:.1} after a \
          100,000-step record (15 MB of JSON), {again:.1} after destroying that viewer and \
          opening another 100,000-step record in a new one"
+    );
+}
+
+/// The last chaos run's whole journal (`cargo xtask chaos`, then `cargo xtask bench chaos`),
+/// streamed from the server: the time until it is verified by replay, and the wasm memory then.
+#[wasm_bindgen_test]
+async fn open_the_last_chaos_run() {
+    use wasm_bindgen::JsCast;
+    let response: web_sys::Response = wasm_bindgen_futures::JsFuture::from(
+        web_sys::window()
+            .unwrap()
+            .fetch_with_str(&site("bench/chaos/chaos.jsonl")),
+    )
+    .await
+    .unwrap()
+    .unchecked_into();
+    if !response.ok() {
+        console_log!("BENCH chaos: no record of a chaos run (run cargo xtask chaos first)");
+        return;
+    }
+    let before = wasm_memory_mb();
+    let start = now();
+    let m = mount(&[("src", s("bench/chaos/chaos.jsonl")), ("lang", s("en"))]).await;
+    let root = m.root();
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually_within(300_000, || attr(&panel, "data-verification").as_deref()
+            == Some("verified"))
+        .await,
+        "{}",
+        text(&root)
+    );
+    let verified = now() - start;
+    console_log!(
+        "BENCH chaos: the last chaos run verified {verified:.0} ms after mount; \
+         wasm memory {before:.1} MB before, {:.1} MB after",
+        wasm_memory_mb()
     );
 }

@@ -158,7 +158,7 @@ async fn bad_files_opened_by_a_person_give_their_errors_in_both_languages() {
     let busy = fetch_text("records/busy-project.json").await;
     let index = fetch_text("records/index.json").await;
     let index_len = lane_viewer_tests::index().await.records.len();
-    let future = busy.replacen("\"version\": 1", "\"version\": 3", 1);
+    let future = busy.replacen("\"version\": 1", "\"version\": 4", 1);
     let other = busy.replacen("project-lanes/record", "something-else", 1);
     // An index whose one entry is itself an index (hash right): a record was expected.
     let inner = index.clone();

@@ -23,7 +23,7 @@
 //! assert!(sentences(Lang::En, &notes(&record)).is_empty());
 //! ```
 
-use project_lanes::record::Record;
+use project_lanes::record::{Origin, Record, Timestamp};
 
 use crate::i18n::{Lang, Msg, fill, group, text};
 
@@ -53,15 +53,22 @@ impl TimeMark {
 
 /// Step `i`'s time mark, if its time stands out against the step before it or the window.
 pub fn mark(record: &Record, i: usize) -> Option<TimeMark> {
-    let at = record.steps.get(i)?.at?;
+    let at = record.steps.get(i)?.at;
     let before = i
         .checked_sub(1)
         .and_then(|b| record.steps.get(b))
         .and_then(|s| s.at);
-    let (since, until) = record
-        .origin
-        .as_ref()
-        .map_or((None, None), |o| (o.since, o.until));
+    mark_of(record.origin.as_ref(), at, before)
+}
+
+/// The mark of a step at `at` after a step at `before`, in a record from `origin`.
+fn mark_of(
+    origin: Option<&Origin>,
+    at: Option<Timestamp>,
+    before: Option<Timestamp>,
+) -> Option<TimeMark> {
+    let at = at?;
+    let (since, until) = origin.map_or((None, None), |o| (o.since, o.until));
     let mark = TimeMark {
         earlier: before.is_some_and(|b| at < b),
         outside: since.is_some_and(|s| at < s) || until.is_some_and(|u| at >= u),
@@ -88,25 +95,55 @@ pub struct Notes {
 
 /// The notes of `record`: what it shows unchecked, and its marked steps.
 pub fn notes(record: &Record) -> Notes {
-    let mut notes = Notes {
-        window: record
-            .origin
-            .as_ref()
-            .is_some_and(|o| o.since.is_some() || o.until.is_some()),
-        ..Notes::default()
-    };
-    for (i, step) in record.steps.iter().enumerate() {
-        notes.times |= step.at.is_some();
-        notes.callers |= step.actor.is_some();
-        if let Some(mark) = mark(record, i) {
+    let mut noting = Noting::new(record.origin.as_ref());
+    for step in &record.steps {
+        noting.step(step.at, step.actor.is_some());
+    }
+    noting.notes()
+}
+
+/// [`notes`] gathered a step at a time, for a record read as it streams (version 3).
+pub struct Noting {
+    origin: Option<Origin>,
+    notes: Notes,
+    steps: usize,
+    before: Option<Timestamp>,
+}
+
+impl Noting {
+    /// Nothing noted yet, of a record from `origin`.
+    pub fn new(origin: Option<&Origin>) -> Noting {
+        Noting {
+            notes: Notes {
+                window: origin.is_some_and(|o| o.since.is_some() || o.until.is_some()),
+                ..Notes::default()
+            },
+            origin: origin.cloned(),
+            steps: 0,
+            before: None,
+        }
+    }
+
+    /// The next step: its time, and whether it names its caller.
+    pub fn step(&mut self, at: Option<Timestamp>, caller: bool) {
+        let notes = &mut self.notes;
+        notes.times |= at.is_some();
+        notes.callers |= caller;
+        if let Some(mark) = mark_of(self.origin.as_ref(), at, self.before) {
             notes.marked += 1;
             notes.earlier |= mark.earlier;
             if notes.first.len() < NAMED {
-                notes.first.push(i);
+                notes.first.push(self.steps);
             }
         }
+        self.before = at;
+        self.steps += 1;
     }
-    notes
+
+    /// The notes so far.
+    pub fn notes(self) -> Notes {
+        self.notes
+    }
 }
 
 /// The notes in words: what replay checks and what it shows unchecked (for a record with

@@ -1,5 +1,5 @@
 //! The viewer's data types: `lane_view`'s, with a file's text kept as a JavaScript string (the
-//! page shows it as raw JSON; the wasm never reads it again), and a file a person opened.
+//! page shows it as raw JSON; the wasm never reads it again).
 
 use js_sys::JsString;
 
@@ -13,9 +13,3 @@ pub type Content = lane_view::entry::Content<JsString>;
 pub type LoadError = lane_view::error::LoadError<JsString>;
 /// One viewer's state.
 pub type State = lane_view::state::State<JsString>;
-
-/// One file a person opened: its name and its bytes (or why they could not be read).
-pub struct Opened {
-    pub name: String,
-    pub bytes: Result<Vec<u8>, LoadError>,
-}

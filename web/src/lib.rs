@@ -123,9 +123,9 @@ impl Viewer {
     /// Opens a record or an index held as text, as if the person had opened a file `name`:
     /// it becomes a tab (marked with `name`) and is selected. Nothing is fetched or uploaded.
     pub fn open_text(&self, name: &str, text: String) {
-        let file = entry::Opened {
+        let file = read::Opened {
             name: name.to_string(),
-            bytes: Ok(text.into_bytes()),
+            content: Ok(read::Incoming::whole(text.into_bytes())),
         };
         self.core.open(vec![file]);
     }

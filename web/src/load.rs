@@ -3,10 +3,13 @@
 //! checks each record's SHA-256 against the index and reads it with the core's reader. A
 //! failure in one record never stops the others.
 //!
-//! Every body is read with a limit: a record whose `Content-Length` is over it is refused before
-//! its body is read, and a body without one stops being read at the limit, so a huge or endless
-//! file never reaches wasm memory whole. For `src`, which may name either kind, the first chunk
-//! of an oversized body is read to say which it is.
+//! Every body is read a chunk at a time into [`Incoming`], which reads a version 3 record's lines
+//! as they arrive, and with a limit: 16 MiB for one JSON document (a version 1 or 2 record, an
+//! index), 64 MiB for a version 3 record. A body whose `Content-Length` is over 64 MiB is refused
+//! before it is read, one over 16 MiB as soon as its first line says it is a document, and a
+//! body without a length stops being read at its limit, so a huge or endless file never reaches
+//! wasm memory whole. For `src`, which may name either kind, the first chunk of an oversized body
+//! is read to say which it is.
 
 use std::rc::Rc;
 
@@ -19,7 +22,10 @@ use web_sys::{ReadableStreamDefaultReader, Response, Url};
 use lane_view::error::ViewerError;
 
 use crate::entry::{Content, Entry, LoadError};
-use crate::read::{Read, entry_error, read_any, read_record, too_large};
+use crate::read::{
+    Incoming, Read, entry_error, lines_too_large, read_record, record_of, too_large,
+};
+use project_lanes::record::stream::DEFAULT_MAX_BYTES;
 
 /// Largest index file read, in bytes: the same 16 MiB as a record.
 pub const MAX_INDEX_BYTES: u64 = MAX_RECORD_BYTES;
@@ -45,13 +51,13 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
     let index_url = Url::new_with_base(src, &base)
         .map_err(|_| LoadError::new(ViewerError::IndexUnavailable, format!("bad URL \"{src}\"")))?
         .href();
-    let bytes = match fetch(&index_url, MAX_INDEX_BYTES).await {
-        Ok(bytes) => bytes,
+    let incoming = match fetch(&index_url).await {
+        Ok(incoming) => incoming,
         Err(Fetched::Failed(detail)) => {
             return Err(LoadError::new(ViewerError::IndexUnavailable, detail));
         }
         Err(Fetched::TooLarge { bytes, start }) => {
-            // The same limit holds for both kinds: the file's start says which it is.
+            // The same limit holds for both kinds of document: the file's start says which.
             let kind = if names_a_record(&start) {
                 ViewerError::RecordTooLarge
             } else {
@@ -59,8 +65,9 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
             };
             return Err(too_large(kind, bytes));
         }
+        Err(Fetched::LinesTooLarge(bytes)) => return Err(lines_too_large(bytes)),
     };
-    match read_any(&bytes)? {
+    match incoming.finish(None)? {
         Read::Record(loaded) => {
             // `src` names a single record: it is shown (and verified) without an index.
             let file = index_url
@@ -164,7 +171,7 @@ pub async fn fetch_records(
             return;
         };
         let content = match request {
-            Ok(Ok(request)) => finish_fetch(request, MAX_RECORD_BYTES, false)
+            Ok(Ok(request)) => finish_fetch(request, false)
                 .await
                 .map_err(|e| match e {
                     Fetched::Failed(detail) => {
@@ -173,8 +180,11 @@ pub async fn fetch_records(
                     Fetched::TooLarge { bytes, .. } => {
                         too_large(ViewerError::RecordTooLarge, bytes)
                     }
+                    Fetched::LinesTooLarge(bytes) => lines_too_large(bytes),
                 })
-                .and_then(|bytes| read_record(&bytes, Some(&entry.sha256), Some(&entry.id))),
+                .and_then(|incoming| {
+                    record_of(incoming.finish(Some(&entry.sha256)), Some(&entry.id))
+                }),
             Ok(Err(detail)) => Err(LoadError::new(ViewerError::RecordUnavailable, detail)),
             Err(error) => Err(error),
         };
@@ -185,10 +195,12 @@ pub async fn fetch_records(
 }
 
 /// A fetch that did not give a body: the network or the server failed, or the body is over the
-/// limit (`start` holds its first chunk when it was read to name the file).
+/// limit: a document's (`start` holds its first chunk when it was read to name the file), or a
+/// version 3 record's.
 enum Fetched {
     Failed(String),
     TooLarge { bytes: u64, start: Vec<u8> },
+    LinesTooLarge(u64),
 }
 
 fn start_fetch(url: &str) -> Result<JsFuture, String> {
@@ -215,10 +227,12 @@ async fn next_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Uint8
     ))
 }
 
-/// Waits for the response and reads its body, at most `limit` bytes. With `name_it`, an
-/// announced length over the limit still reads the first chunk (to tell a record from an
-/// index); otherwise nothing of such a body is read.
-async fn finish_fetch(request: JsFuture, limit: u64, name_it: bool) -> Result<Vec<u8>, Fetched> {
+/// Waits for the response and reads its body into [`Incoming`], a chunk at a time, within the
+/// limits: a `Content-Length` over a version 3 record's limit is refused before the body is read
+/// (with `name_it`, after its first chunk, to tell a record from an index), one over a
+/// document's as soon as the first line says it is one; a body read past its limit is
+/// cancelled there.
+async fn finish_fetch(request: JsFuture, name_it: bool) -> Result<Incoming, Fetched> {
     let response: Response = request
         .await
         .map_err(|e| Fetched::Failed(format!("network error: {}", describe(&e))))?
@@ -237,66 +251,94 @@ async fn finish_fetch(request: JsFuture, limit: u64, name_it: bool) -> Result<Ve
         .flatten()
         .and_then(|l| l.trim().parse::<u64>().ok());
     let Some(body) = response.body() else {
-        return Ok(Vec::new());
+        return Ok(Incoming::new());
     };
-    if let Some(length) = length
-        && length > limit
-    {
-        let mut start = Vec::new();
-        if name_it {
-            let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-            if let Ok(Some(chunk)) = next_chunk(&reader).await {
-                start = chunk.to_vec();
-            }
-            let _ = reader.cancel();
-        } else {
-            // Refused from its announced size: nothing of the body is read.
-            let _ = body.cancel();
-        }
-        return Err(Fetched::TooLarge {
-            bytes: length,
-            start,
-        });
-    }
-    if length.is_some() {
-        // Announced and within the limit: the body is read whole (a browser stops at the
-        // announced length).
-        let buffer = JsFuture::from(
-            response
-                .array_buffer()
-                .map_err(|e| Fetched::Failed(describe(&e)))?,
-        )
-        .await
-        .map_err(|e| Fetched::Failed(format!("reading the body: {}", describe(&e))))?;
-        return Ok(Uint8Array::new(&buffer).to_vec());
-    }
-    // No length announced: read it as a stream and stop at the limit.
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut bytes = Vec::new();
-    while let Some(value) = next_chunk(&reader).await? {
-        let len = value.length() as usize;
-        let total = (bytes.len() + len) as u64;
-        if total > limit {
-            // Stop reading at the limit: the rest of the body is never downloaded.
-            let _ = reader.cancel();
-            bytes.truncate(64 * 1024);
-            return Err(Fetched::TooLarge {
-                bytes: total,
-                start: bytes,
-            });
-        }
-        let start = bytes.len();
-        bytes.resize(start + len, 0);
-        if let Some(target) = bytes.get_mut(start..) {
-            value.copy_to(target);
-        }
-    }
-    Ok(bytes)
+    read_body(body.get_reader().unchecked_into(), length, name_it).await
 }
 
-async fn fetch(url: &str, limit: u64) -> Result<Vec<u8>, Fetched> {
+/// Reads a body of `length` bytes (if known) into [`Incoming`], a chunk at a time, within the
+/// limits (see [`finish_fetch`]).
+async fn read_body(
+    reader: ReadableStreamDefaultReader,
+    length: Option<u64>,
+    name_it: bool,
+) -> Result<Incoming, Fetched> {
+    let mut incoming = Incoming::new();
+    if let Some(length) = length
+        && length > DEFAULT_MAX_BYTES
+    {
+        let mut start = Vec::new();
+        if name_it && let Ok(Some(chunk)) = next_chunk(&reader).await {
+            start = chunk.to_vec();
+        }
+        let _ = reader.cancel();
+        return Err(over(length, start));
+    }
+    if let Some(length) = length {
+        incoming.reserve(length);
+    }
+    let mut chunk = Vec::new();
+    while let Some(value) = next_chunk(&reader).await? {
+        chunk.resize(value.length() as usize, 0);
+        value.copy_to(&mut chunk);
+        incoming.push(&chunk);
+        let document = incoming.is_document();
+        let over_document = document && length.is_some_and(|l| l > MAX_RECORD_BYTES);
+        if over_document || incoming.failed() {
+            // Refused: the rest of the body is never read.
+            let _ = reader.cancel();
+            if over_document || (document && incoming.bytes() > MAX_RECORD_BYTES) {
+                let bytes = length.unwrap_or(incoming.bytes());
+                return Err(Fetched::TooLarge {
+                    bytes,
+                    start: incoming.start().to_vec(),
+                });
+            }
+            if incoming.is_lines() && incoming.bytes() > DEFAULT_MAX_BYTES {
+                return Err(Fetched::LinesTooLarge(incoming.bytes()));
+            }
+            // Any other error is the reader's verdict, given at the end.
+            return Ok(incoming);
+        }
+    }
+    Ok(incoming)
+}
+
+/// A file the person opened or dropped, read a chunk at a time like a fetched body, within the
+/// same limits (its size is its length): a record of either kind, or an index.
+pub async fn read_file(file: &web_sys::File) -> Result<Incoming, LoadError> {
+    let length = file.size() as u64;
+    let reader: ReadableStreamDefaultReader = file.stream().get_reader().unchecked_into();
+    read_body(reader, Some(length), true)
+        .await
+        .map_err(|fetched| match fetched {
+            Fetched::Failed(_) => {
+                LoadError::new(ViewerError::RecordUnavailable, "the file could not be read")
+            }
+            // The command line's verdict on the same bytes: a document over its limit is a
+            // record too large, whatever it names.
+            Fetched::TooLarge { bytes, .. } => too_large(ViewerError::RecordTooLarge, bytes),
+            Fetched::LinesTooLarge(bytes) => lines_too_large(bytes),
+        })
+}
+
+/// A body announced over every limit, named by its first chunk: a version 3 record's, or a
+/// document's.
+fn over(length: u64, start: Vec<u8>) -> Fetched {
+    let first = start.split(|&b| b == b'\n').next().unwrap_or_default();
+    if start.contains(&b'\n') && project_lanes::record::json::is_lines(first) {
+        Fetched::LinesTooLarge(length)
+    } else {
+        Fetched::TooLarge {
+            bytes: length,
+            start,
+        }
+    }
+}
+
+async fn fetch(url: &str) -> Result<Incoming, Fetched> {
     let request = start_fetch(url).map_err(Fetched::Failed)?;
-    finish_fetch(request, limit, true).await
+    finish_fetch(request, true).await
 }
 
 fn describe(value: &JsValue) -> String {

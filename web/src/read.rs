@@ -1,22 +1,29 @@
 //! Reading files: the bytes the viewer holds become a record, an index or a [`LoadError`], with
-//! exactly the verdict `lane-records replay` gives the same bytes. Records are read by the
-//! core's one reader, [`parse_record`] (serde_json: syntax, then the header, then the shape with
-//! unknown and duplicate fields refused, then `Record::check`; a byte order mark skipped;
-//! nesting of any depth refused with its line and column). Indexes are read with serde_json
-//! too, with the viewer's own rules: at most [`MAX_INDEX_RECORDS`] entries (refused at the next
-//! one, before the rest is read), unique ids, and a bad file name or hash failing only its
-//! entry.
+//! exactly the verdict `lane-records replay` gives the same bytes. A file arrives a chunk at a
+//! time ([`Incoming`]); its first line says whether it is one JSON document (versions 1 and 2,
+//! and indexes: kept until it is whole, at most 16 MiB, then read by the core's one reader,
+//! [`parse_record`]: serde_json syntax, the header, the shape with unknown and duplicate fields
+//! refused, `Record::check`; a byte order mark skipped; nesting of any depth refused with its
+//! line and column) or lines (version 3: each line read, checked and replayed by the core's
+//! [`Reader`] as it arrives, and gathered into what the viewer shows, so the file is never
+//! held whole; at most [`DEFAULT_MAX_BYTES`]). Indexes are read with serde_json too, with the
+//! viewer's own rules: at most [`MAX_INDEX_RECORDS`] entries (refused at the next one, before
+//! the rest is read), unique ids, and a bad file name or hash failing only its entry.
 
 use std::rc::Rc;
 
-use project_lanes::record::json::{JsonKind, ReadError, parse_header, parse_record, without_bom};
+use lane_view::entry::Verification;
+use project_lanes::record::json::{
+    JsonKind, ReadError, is_lines, parse_header, parse_record, without_bom,
+};
+use project_lanes::record::stream::{DEFAULT_MAX_BYTES, Gather, MAX_LINE_BYTES, Reader};
 use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use lane_view::error::ViewerError;
 
-use crate::entry::{Content, Entry, LoadError, Loaded, Opened};
+use crate::entry::{Content, Entry, LoadError, Loaded};
 
 /// Most records an index may list (the format's limit, `Index::check`).
 pub const MAX_INDEX_RECORDS: usize = 1_024;
@@ -27,8 +34,207 @@ pub enum Read {
     Index(Vec<IndexEntry>),
 }
 
-/// Reads a file that may be a record or an index (`src`, opened files).
-pub fn read_any(bytes: &[u8]) -> Result<Read, LoadError> {
+/// A file as it arrives, a chunk at a time.
+pub struct Incoming {
+    /// The document so far (versions 1 and 2, indexes), or, for lines, their text while it is
+    /// at most 16 MiB (shown as the file's text).
+    kept: Vec<u8>,
+    /// Lines, once the first one said so.
+    lines: Option<Lines>,
+    /// The first line has been seen (or is longer than any line can be).
+    decided: bool,
+    bytes: u64,
+    /// The first error: the rest is not read.
+    failed: Option<LoadError>,
+}
+
+/// A version 3 record being read: the core's reader and what the viewer gathers from it.
+struct Lines {
+    reader: Reader,
+    gather: Gather,
+    /// The SHA-256 of every byte so far (a document's is taken from its bytes at the end, when
+    /// an index asks for it).
+    hasher: Sha256,
+}
+
+impl Default for Incoming {
+    fn default() -> Self {
+        Incoming::new()
+    }
+}
+
+impl Incoming {
+    pub fn new() -> Incoming {
+        Incoming {
+            kept: Vec::new(),
+            lines: None,
+            decided: false,
+            bytes: 0,
+            failed: None,
+        }
+    }
+
+    /// A file that arrived whole (text a page handed over): read without copying it.
+    pub fn whole(bytes: Vec<u8>) -> Incoming {
+        let mut incoming = Incoming::new();
+        incoming.bytes = bytes.len() as u64;
+        incoming.kept = bytes;
+        incoming.decide();
+        incoming.decided = true;
+        incoming.check_document_size();
+        if incoming.is_lines() && incoming.bytes > MAX_RECORD_BYTES {
+            // Read; too long to be shown as the file's text (as when it arrives in chunks).
+            incoming.kept = Vec::new();
+        }
+        incoming
+    }
+
+    /// Room for a document of `bytes` bytes (its `Content-Length`), if it is one a reader takes.
+    pub fn reserve(&mut self, bytes: u64) {
+        if bytes <= MAX_RECORD_BYTES {
+            self.kept.reserve(bytes as usize);
+        }
+    }
+
+    /// Bytes arrived so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// A file that is not lines and has not failed: its bytes, taken out to be read as a whole
+    /// document (`None` for lines or a failure, which [`finish`](Incoming::finish) reads).
+    pub fn take_document(&mut self) -> Option<Vec<u8>> {
+        if self.lines.is_some() || self.failed.is_some() {
+            return None;
+        }
+        Some(std::mem::take(&mut self.kept))
+    }
+
+    /// Whether reading has already failed (the rest need not be fetched).
+    pub fn failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
+    /// The next chunk of the file.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.bytes += chunk.len() as u64;
+        if let Some(lines) = &mut self.lines {
+            lines.hasher.update(chunk);
+            if self.kept.len() as u64 + chunk.len() as u64 <= MAX_RECORD_BYTES {
+                self.kept.extend_from_slice(chunk);
+            } else {
+                self.kept = Vec::new();
+            }
+            if let Err(e) = lines
+                .reader
+                .feed(chunk, &mut |seen| lines.gather.seen(seen))
+            {
+                self.failed = Some(record_error(e, &[]));
+            }
+            return;
+        }
+        self.kept.extend_from_slice(chunk);
+        if !self.decided {
+            self.decide();
+        }
+        self.check_document_size();
+    }
+
+    fn check_document_size(&mut self) {
+        if self.is_document() && self.kept.len() as u64 > MAX_RECORD_BYTES {
+            self.failed = Some(too_large(ViewerError::RecordTooLarge, self.bytes));
+        }
+    }
+
+    /// Whether the first line has said this is one JSON document (a version 1 or 2 record, or
+    /// an index), whose limit is 16 MiB.
+    pub fn is_document(&self) -> bool {
+        self.decided && self.lines.is_none()
+    }
+
+    /// Whether the first line has said this is lines (version 3).
+    pub fn is_lines(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// The file's first bytes, to name what it is.
+    pub fn start(&self) -> &[u8] {
+        &self.kept[..self.kept.len().min(64 * 1024)]
+    }
+
+    /// Tells a document from lines by the first line, once it is there.
+    fn decide(&mut self) {
+        let scanned = &self.kept[..self.kept.len().min(MAX_LINE_BYTES + 1)];
+        let Some(end) = scanned.iter().position(|&b| b == b'\n') else {
+            self.decided = scanned.len() > MAX_LINE_BYTES;
+            return;
+        };
+        self.decided = true;
+        if !is_lines(&self.kept[..end]) {
+            return;
+        }
+        let mut lines = Lines {
+            reader: Reader::new().limit(DEFAULT_MAX_BYTES),
+            gather: Gather::new(),
+            hasher: Sha256::new(),
+        };
+        lines.hasher.update(&self.kept);
+        if let Err(e) = lines
+            .reader
+            .feed(&self.kept, &mut |seen| lines.gather.seen(seen))
+        {
+            self.failed = Some(record_error(e, &[]));
+        }
+        self.lines = Some(lines);
+    }
+
+    /// The whole file, as a record or an index (documents of either kind), its hash checked
+    /// against `sha256` if an index gave one.
+    pub fn finish(mut self, sha256: Option<&str>) -> Result<Read, LoadError> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
+        let Some(mut lines) = self.lines else {
+            if let Some(sha256) = sha256 {
+                check_hash(&self.kept, sha256)?;
+            }
+            return read_document(&self.kept);
+        };
+        if let Some(sha256) = sha256 {
+            let actual = hex(&lines.hasher.finalize_reset());
+            if !actual.eq_ignore_ascii_case(sha256) {
+                return Err(LoadError::new(
+                    ViewerError::HashMismatch,
+                    format!("index says {sha256}, file is {actual}"),
+                ));
+            }
+        }
+        let verdict = lines
+            .reader
+            .finish(&mut |seen| lines.gather.seen(seen))
+            .map_err(|e| record_error(e, &[]))?;
+        let (record, mismatch) = lines.gather.finish();
+        let raw = if self.kept.is_empty() {
+            js_sys::JsString::from("")
+        } else {
+            text_of(&self.kept)
+        };
+        let loaded = Loaded::new(record, raw);
+        *loaded.verification.borrow_mut() = match (mismatch, verdict.mismatch) {
+            (Some(mismatch), _) => Verification::Failed(mismatch),
+            (None, None) => Verification::Verified,
+            // A mismatch the gathered record cannot word (it always can: the reader names it).
+            (None, Some(_)) => Verification::Verified,
+        };
+        Ok(Read::Record(Box::new(loaded)))
+    }
+}
+
+/// Reads a whole document: a record of version 1 or 2, or an index.
+fn read_document(bytes: &[u8]) -> Result<Read, LoadError> {
     match parse_record(bytes) {
         Ok(record) => Ok(Read::Record(Box::new(loaded(record, bytes)))),
         Err(ReadError::Record(RecordError::UnknownFormat { found, .. }))
@@ -47,14 +253,21 @@ pub fn read_record(
     sha256: Option<&str>,
     id: Option<&str>,
 ) -> Result<Loaded, LoadError> {
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return Err(too_large(ViewerError::RecordTooLarge, bytes.len() as u64));
+    let mut incoming = Incoming::new();
+    incoming.push(bytes);
+    record_of(incoming.finish(sha256), id)
+}
+
+/// The record a file read into, whose id is `id` if an index listed it: an index where a
+/// record was expected is refused as such.
+pub fn record_of(read: Result<Read, LoadError>, id: Option<&str>) -> Result<Loaded, LoadError> {
+    match read? {
+        Read::Record(loaded) => check_id(*loaded, id),
+        Read::Index(_) => Err(LoadError::new(
+            ViewerError::UnknownFormat,
+            format!("format is \"{INDEX_FORMAT}\", expected \"{FORMAT}\""),
+        )),
     }
-    if let Some(sha256) = sha256 {
-        check_hash(bytes, sha256)?;
-    }
-    let record = parse_record(bytes).map_err(|e| record_error(e, bytes))?;
-    check_id(loaded(record, bytes), id)
 }
 
 fn check_hash(bytes: &[u8], sha256: &str) -> Result<(), LoadError> {
@@ -99,7 +312,18 @@ fn text_of(bytes: &[u8]) -> js_sys::JsString {
 /// record that breaks the format (JSON of the wrong shape, or a rule of `Record::check`).
 fn record_error(error: ReadError, bytes: &[u8]) -> LoadError {
     let (kind, json) = match &error {
-        ReadError::TooLarge { .. } => (ViewerError::RecordTooLarge, false),
+        ReadError::TooLarge { .. } | ReadError::OverLimit { .. } => {
+            (ViewerError::RecordTooLarge, false)
+        }
+        ReadError::Line {
+            error: RecordError::UnknownFormat { .. },
+            ..
+        } => (ViewerError::UnknownFormat, false),
+        ReadError::Line {
+            error: RecordError::UnsupportedVersion(_),
+            ..
+        } => (ViewerError::UnsupportedVersion, false),
+        ReadError::Line { .. } => (ViewerError::InvalidRecord, !bytes.is_empty()),
         ReadError::Json {
             kind: JsonKind::Syntax,
             ..
@@ -242,16 +466,21 @@ pub fn entry_error(entry: &IndexEntry) -> Option<LoadError> {
     None
 }
 
-/// `<label>.json`, nothing else: no folders, no scheme, no `..`.
+/// `<label>.json` or `<label>.jsonl`, nothing else: no folders, no scheme, no `..`.
 pub fn plain_file_name(file: &str) -> bool {
     file.strip_suffix(".json")
+        .or_else(|| file.strip_suffix(".jsonl"))
         .is_some_and(project_lanes::is_valid_label)
 }
 
 /// Lowercase hex SHA-256.
 pub fn hex_sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// A digest in lowercase hex.
+fn hex(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);
     for b in digest.iter() {
         out.push(HEX[(b >> 4) as usize] as char);
@@ -264,6 +493,17 @@ pub fn too_large(kind: ViewerError, bytes: u64) -> LoadError {
     LoadError::new(
         kind,
         format!("{bytes} bytes or more; the limit is {MAX_RECORD_BYTES} bytes (16 MiB)"),
+    )
+}
+
+/// A version 3 record larger than the viewer takes.
+pub fn lines_too_large(bytes: u64) -> LoadError {
+    LoadError::new(
+        ViewerError::RecordTooLarge,
+        format!(
+            "{bytes} bytes or more; the viewer takes version 3 records of at most \
+             {DEFAULT_MAX_BYTES} bytes (64 MiB)"
+        ),
     )
 }
 
@@ -287,26 +527,43 @@ fn opened(
     }
 }
 
+/// One file a person opened: its name and what was read of it (or why it could not be read).
+pub struct Opened {
+    pub name: String,
+    pub content: Result<Incoming, LoadError>,
+}
+
 /// Reads files a person opened together: records become entries; an index brings the records
 /// it lists from among the files opened with it (by file name, hash checked), and says which
 /// are missing. Nothing is fetched. Each file is read once.
 pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
+    /// An opened file: a version 3 record is read once an index has said what its hash should
+    /// be (or that none lists it); a document is read at once, its bytes kept for the hash.
     struct File {
         name: String,
         bytes: Option<Vec<u8>>,
+        lines: Option<Incoming>,
         read: Option<Result<Read, LoadError>>,
     }
     let mut files: Vec<File> = files
         .into_iter()
         .map(|file| {
-            let read = match &file.bytes {
-                Ok(bytes) => read_any(bytes),
-                Err(error) => Err(error.clone()),
+            let (bytes, lines, read) = match file.content {
+                Ok(mut incoming) => match incoming.take_document() {
+                    Some(bytes) => {
+                        let read = read_document(&bytes);
+                        (Some(bytes), None, Some(read))
+                    }
+                    None if !incoming.failed() => (None, Some(incoming), None),
+                    None => (None, None, Some(incoming.finish(None))),
+                },
+                Err(error) => (None, None, Some(Err(error))),
             };
             File {
                 name: file.name,
-                bytes: file.bytes.ok(),
-                read: Some(read),
+                bytes,
+                lines,
+                read,
             }
         })
         .collect();
@@ -343,8 +600,11 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                         entry.file
                     ),
                 )),
-                (None, Some(file)) => match (&file.bytes, file.read.take()) {
-                    (Some(bytes), read) => {
+                (None, Some(file)) => match (file.lines.take(), &file.bytes, file.read.take()) {
+                    (Some(lines), _, _) => {
+                        record_of(lines.finish(Some(&entry.sha256)), Some(entry.id.as_str()))
+                    }
+                    (None, Some(bytes), read) => {
                         check_hash(bytes, &entry.sha256).and_then(|()| match read {
                             Some(Ok(Read::Record(loaded))) => {
                                 check_id(*loaded, Some(entry.id.as_str()))
@@ -358,10 +618,14 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                             Some(Err(error)) => Err(error),
                         })
                     }
-                    (None, Some(Err(error))) => Err(error),
-                    (None, _) => Err(LoadError::new(
+                    (None, None, Some(Err(error))) => Err(error),
+                    // A version 3 record listed a second time: it was read for the first.
+                    (None, None, _) => Err(LoadError::new(
                         ViewerError::RecordUnavailable,
-                        "the file could not be read",
+                        format!(
+                            "{} is listed more than once by the opened indexes",
+                            entry.file
+                        ),
                     )),
                 },
             };
@@ -374,9 +638,12 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
             ));
         }
     }
-    for file in files {
+    for mut file in files {
         if named(&file.name) {
             continue;
+        }
+        if let Some(lines) = file.lines.take() {
+            file.read = Some(lines.finish(None));
         }
         entries.push(match file.read {
             Some(Ok(Read::Record(loaded))) => opened(

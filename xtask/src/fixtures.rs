@@ -114,6 +114,11 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         let hash = sha256_hex(&record);
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
     }
+    // The last chaos run's whole journal, if there was one (`cargo xtask chaos`).
+    let chaos = root.join(crate::chaos::OUT).join("chaos.jsonl");
+    if with_large && chaos.is_file() {
+        copy(&chaos, &site.join("bench/chaos/chaos.jsonl"))?;
+    }
     Ok(site)
 }
 

@@ -40,9 +40,10 @@ pub fn build(site: &Path) -> Result<()> {
 }
 
 /// The guide's pages that embed records, and how many viewers each holds.
-pub const PAGES: [(&str, usize); 4] = [
+pub const PAGES: [(&str, usize); 5] = [
     ("guide/introduction.html", 1),
     ("guide/lane-records.html", 3),
     ("guide/queue-records.html", 2),
+    ("guide/chaos-run.html", 1),
     ("guide/scenarios.html", 1),
 ];

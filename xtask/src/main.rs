@@ -4,6 +4,7 @@
 
 mod args;
 mod browser;
+mod chaos;
 mod dist;
 mod engines;
 mod fixtures;
@@ -20,7 +21,7 @@ mod util;
 mod wasm_core;
 mod webdriver;
 
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use engines::Engine;
 use util::{Result, cargo, project_root, rustup_target, step};
@@ -30,9 +31,9 @@ cargo xtask <task>
 
 tasks:
   serve [--port N]  build the site and serve it on http://127.0.0.1:N/ (default 8080)
-  test              every check: formatting, clippy, native tests (then the PostgreSQL
-                    tests, which plain `cargo test` reports ignored, on a throwaway
-                    cluster), records, the site and its wasm size budget (which builds
+  test              every check: formatting, clippy, API docs, native tests (then the PostgreSQL
+                    tests, which plain `cargo test` reports ignored, and a short chaos
+                    run, on a throwaway cluster), records, the site and its wasm size budget (which builds
                     the core for wasm32), the browser tests and the built site in
                     Chromium, Firefox and WebKit
   browser [--engine E] [--repeat N] [FILTER]
@@ -47,7 +48,8 @@ tasks:
   smoke [--engine E]
                     build the site and check its pages render (default: all engines)
   screenshots [--engine E]
-                    the standalone and embed pages in English and Japanese, light and dark,
+                    the standalone page (a bundled record, the guide's chaos run) and the
+                    embed pages in English and Japanese, light and dark,
                     as PNG files in target/screenshots/ (default: all engines)
   size              raw and gzip bytes of the viewer's wasm and JS glue, against the budget
   bench [--engine E] [FILTER]
@@ -57,6 +59,13 @@ tasks:
   pg-test [FILTER]  only the tests of project-lanes-pg (those whose names contain FILTER),
                     the ignored PostgreSQL ones included, on a throwaway cluster
   pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
+  chaos [--secs N] [--seed S] [--workers W] [--pace MS]
+                    the chaos run on a throwaway cluster: W worker processes (default 6)
+                    for N seconds (default 90) on shared projects, killed, cut off and
+                    paused past recovery, which a second role runs; then the whole journal
+                    exported as one record (target/chaos/chaos.jsonl), replayed, audited,
+                    a row changed by SQL named, and the runs checked for overlaps; with
+                    --pace each run's work takes MS milliseconds more
   help              this text
 
 Missing tools are installed on first use: the wasm32 target (rustup), wasm-bindgen-cli and
@@ -86,6 +95,7 @@ fn main() -> ExitCode {
         ["pg-bench"] => {
             postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
         }
+        ["chaos", rest @ ..] => chaos::chaos(rest),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
@@ -135,10 +145,25 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
+    step("API docs (cargo doc -D warnings: every link in them resolves)");
+    let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    util::run(
+        Command::new(cargo_bin)
+            .args([
+                "doc",
+                "--workspace",
+                "--no-deps",
+                "--all-features",
+                "--quiet",
+            ])
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .current_dir(&root),
+    )?;
     step("native tests (cargo test --workspace, as on a machine without PostgreSQL)");
     postgres::without_database(&root, &["test", "--workspace"])?;
     step("the PostgreSQL tests, ignored above, on a throwaway PostgreSQL");
     pg_test(None)?;
+    chaos::run_chaos(&root, "dev", &["--secs", "8", "--workers", "6"])?;
     step("records are up to date (lane-records --check)");
     cargo(
         &root,

@@ -86,6 +86,8 @@ pub fn content_type(path: &Path) -> &'static str {
         Some("js") => "text/javascript; charset=utf-8",
         Some("wasm") => "application/wasm",
         Some("json") => "application/json",
+        // Version 3 records: JSON lines.
+        Some("jsonl") => "application/jsonl",
         // The guide's (mdBook's) images and fonts.
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",

@@ -1,5 +1,7 @@
-//! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese) and
-//! its embed page and its page of records inside the page (one viewer in each language), in light and dark colour schemes, in each
+//! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese, with
+//! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
+//! page of records inside the page (one viewer in each language) and the guide's chaos chapter,
+//! in light and dark colour schemes, in each
 //! engine, as PNG files in `target/screenshots/` — to look at what the tests cannot judge.
 //! Each picture is taken once every record on the page is shown and verified, with the window
 //! as tall as the page (up to `MAX_HEIGHT`).
@@ -21,7 +23,7 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, and how many viewers the page holds.
-const SHOTS: [(&str, &str, usize); 4] = [
+const SHOTS: [(&str, &str, usize); 7] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
@@ -34,6 +36,10 @@ const SHOTS: [(&str, &str, usize); 4] = [
     ),
     ("embed", "embed.html", 2),
     ("offline", "offline.html", 2),
+    // A version 3 record from a real journal (the guide's chaos run).
+    ("journal-en", "index.html#src=guide/chaos.jsonl&lang=en", 1),
+    ("journal-ja", "index.html#src=guide/chaos.jsonl&lang=ja", 1),
+    ("guide-chaos-run", "guide/chaos-run.html", 1),
 ];
 
 /// True once `arguments[0]` viewers show a verified record, no tab is loading and the fonts

@@ -5,13 +5,13 @@
 #[cfg(feature = "journal")]
 use std::sync::Arc;
 
+use crate::op::MAX_INPUT_CHARS;
+use crate::reservation::DispatchError;
 #[cfg(feature = "journal")]
-use crate::journal::{Actor, Clock, Entry};
-use crate::journal::{Answer, Call};
-use crate::record::MAX_INPUT_CHARS;
+use crate::transition::{Actor, Clock, Entry};
+use crate::transition::{Answer, Call};
 
 use super::Dispatcher;
-use super::types::DispatchError;
 
 /// A dispatcher's journal (feature `journal`).
 #[cfg(feature = "journal")]

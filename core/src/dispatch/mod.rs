@@ -42,16 +42,15 @@
 
 mod journal;
 mod restore;
-pub(crate) mod types;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
-use crate::journal::{Answer, Call};
-use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes};
+use crate::transition::{Answer, Call, LeaseKey};
+use crate::{Label, LaneError, LaneView, Lease, Outcome, ProjectLanes, Receipt};
 use journal::{answer, input};
 
-pub use types::{
+pub use crate::reservation::{
     DispatchError, FinalState, Job, ReservationId, ReservationState, ReservationView, Settled,
 };
 
@@ -82,13 +81,15 @@ struct Project {
     name: Label,
     /// The lease of the reservation holding the lane (dispatched or persisting).
     lease: Option<(ReservationId, Lease)>,
-    /// An unresolved result blocking automatic dispatch.
+    /// An unresolved result blocking automatic dispatch and direct claims.
     unresolved: Option<ReservationId>,
+    /// The lane is held by a direct claim ([`Dispatcher::claim`]).
+    direct: bool,
 }
 
 impl Project {
     fn available(&self) -> bool {
-        self.lease.is_none() && self.unresolved.is_none()
+        self.lease.is_none() && self.unresolved.is_none() && !self.direct
     }
 }
 
@@ -124,15 +125,22 @@ impl Dispatcher {
     pub fn new(queues: &[&str]) -> Result<Dispatcher, DispatchError> {
         let mut names: Vec<Label> = Vec::with_capacity(queues.len());
         for name in queues {
-            let label = Label::new(name)?;
-            if names.contains(&label) || names.len() == 64 {
-                return Err(DispatchError::UnknownQueue);
-            }
-            names.push(label);
+            names.push(Label::new(name)?);
         }
-        if names.is_empty() {
+        if names.is_empty() || names.len() > 64 {
             return Err(DispatchError::UnknownQueue);
         }
+        Dispatcher::with_queues(&names)
+    }
+
+    /// A dispatcher with these queues (any number, none too: a record's engine, where the
+    /// lanes may be used only directly); a repeated name is `UNKNOWN_QUEUE`.
+    pub(crate) fn with_queues(queues: &[Label]) -> Result<Dispatcher, DispatchError> {
+        let distinct: std::collections::HashSet<&Label> = queues.iter().collect();
+        if distinct.len() != queues.len() {
+            return Err(DispatchError::UnknownQueue);
+        }
+        let names = queues.to_vec();
         Ok(Dispatcher {
             lanes: ProjectLanes::new(),
             queues: names.iter().map(|_| Queue::default()).collect(),
@@ -147,9 +155,104 @@ impl Dispatcher {
     }
 
     /// A view of `project`'s lane. The lanes themselves stay private: a claim made behind the
-    /// dispatcher's back would hold a project it believes available.
+    /// dispatcher's back would hold a project it believes available; claim through
+    /// [`claim`](Self::claim) instead.
     pub fn view(&self, project: &str) -> Result<LaneView, LaneError> {
         self.lanes.view(project)
+    }
+
+    /// Claims `project`'s lane directly, beside the queues, as [`ProjectLanes::claim`] does: a
+    /// lane held by a reservation, or a project blocked by an unresolved result, is
+    /// `PROJECT_BUSY`; while the lease holds the lane, no queue dispatches that project. The
+    /// same lanes serve both, as they do on PostgreSQL, where direct and queued runs share a
+    /// schema.
+    ///
+    /// ```
+    /// use project_lanes::{LaneError, Outcome};
+    /// use project_lanes::dispatch::Dispatcher;
+    ///
+    /// let mut d = Dispatcher::new(&["general"])?;
+    /// let lease = d.claim("docs", "hotfix-1")?;
+    /// let id = d.enqueue("general", "docs", "nightly-1")?;
+    /// assert!(d.dispatch("general")?.is_none()); // docs is held directly: the queue waits
+    /// d.release(&lease, Outcome::Succeeded)?;
+    /// assert_eq!(d.dispatch("general")?.map(|job| job.reservation), Some(id));
+    /// assert_eq!(d.claim("docs", "hotfix-2").unwrap_err(), LaneError::ProjectBusy);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn claim(&mut self, project: &str, run: &str) -> Result<Lease, LaneError> {
+        let result = self.journaled(
+            |d| d.claim_now(project, run),
+            |_, result| {
+                let call = Call::Claim {
+                    project: input(project),
+                    run: input(run),
+                };
+                Some((
+                    call,
+                    answer(result, |lease| Ok(Answer::Claimed(key(lease))))?,
+                ))
+            },
+        );
+        result.map_err(lane_error)
+    }
+
+    fn claim_now(&mut self, project: &str, run: &str) -> Result<Lease, DispatchError> {
+        let project_label = Label::new(project)?;
+        Label::new(run)?;
+        let known = self.project_index.get(project).copied();
+        if known.is_some_and(|p| self.projects[p as usize].unresolved.is_some()) {
+            return Err(LaneError::ProjectBusy.into());
+        }
+        let lease = self.lanes.claim(project, run)?;
+        let p = known.unwrap_or_else(|| self.intern(project_label));
+        self.projects[p as usize].direct = true;
+        self.withdraw(p);
+        Ok(lease)
+    }
+
+    /// Asks a direct claim's run to stop, as [`ProjectLanes::request_stop`] does: the lane
+    /// stays held.
+    pub fn request_stop(&mut self, lease: &Lease) -> Result<LaneView, LaneError> {
+        if !self.lanes.issued(lease) {
+            return Err(LaneError::LeaseNotCurrent);
+        }
+        let result = self.journaled(
+            |d| Ok(d.lanes.request_stop(lease)?),
+            |_, result| {
+                let call = Call::RequestStop { lease: key(lease) };
+                Some((call, answer(result, |view| Ok(Answer::View(view.clone())))?))
+            },
+        );
+        result.map_err(lane_error)
+    }
+
+    /// Releases a direct claim's lane, as [`ProjectLanes::release`] does; its project is then
+    /// available to the queues again.
+    pub fn release(&mut self, lease: &Lease, outcome: Outcome) -> Result<Receipt, LaneError> {
+        if !self.lanes.issued(lease) {
+            return Err(LaneError::LeaseNotCurrent);
+        }
+        let result = self.journaled(
+            |d| d.release_now(lease, outcome),
+            |_, result| {
+                let call = Call::Release {
+                    lease: key(lease),
+                    outcome,
+                };
+                Some((call, answer(result, |r| Ok(Answer::Receipt(r.clone())))?))
+            },
+        );
+        result.map_err(lane_error)
+    }
+
+    fn release_now(&mut self, lease: &Lease, outcome: Outcome) -> Result<Receipt, DispatchError> {
+        let receipt = self.lanes.release(lease, outcome)?;
+        if let Some(&p) = self.project_index.get(lease.project()) {
+            self.projects[p as usize].direct = false;
+            self.offer(p);
+        }
+        Ok(receipt)
     }
 
     /// The lanes, for the record engine's snapshots (crate-internal, read-only use).
@@ -252,14 +355,19 @@ impl Dispatcher {
         self.queues[q].retained -= 1;
         self.pop_head(q, p);
         self.reservations[index(id)].state = ReservationState::Dispatched;
-        // The project is busy now: no queue may offer it until it is released.
+        self.withdraw(p);
+        Ok(Some(job))
+    }
+
+    /// Project `p` is busy now: no queue may offer it until it is released.
+    fn withdraw(&mut self, p: u32) {
         let first = self.line(p, 0);
-        for (queue, line) in self.queues.iter_mut().zip(&self.lines[first..]) {
+        let lines = &self.lines[first..first + self.queues.len()];
+        for (queue, line) in self.queues.iter_mut().zip(lines) {
             if let Some(head) = line.head {
                 queue.ready.remove(&head);
             }
         }
-        Ok(Some(job))
     }
 
     /// The work of a dispatched reservation returned with `outcome`. The lane stays held; save
@@ -434,6 +542,12 @@ impl Dispatcher {
             .collect()
     }
 
+    /// How many reservations have been enqueued (or restored).
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    pub(crate) fn reservation_count(&self) -> u64 {
+        self.reservations.len() as u64
+    }
+
     /// How many reservations wait in `queue` (queued, not cancelled).
     pub fn retained(&self, queue: &str) -> Result<usize, DispatchError> {
         Ok(self.queues[self.queue_index(queue)?].retained)
@@ -456,6 +570,7 @@ impl Dispatcher {
             name: project.clone(),
             lease: None,
             unresolved: None,
+            direct: false,
         });
         self.lines
             .extend(std::iter::repeat_n(Line::default(), self.queues.len()));
@@ -528,6 +643,23 @@ impl Dispatcher {
         if let Some(head) = self.lines[self.line(p, q)].head {
             self.queues[q].ready.insert(head, p);
         }
+    }
+}
+
+/// A lease as the journal names it.
+fn key(lease: &Lease) -> LeaseKey {
+    LeaseKey {
+        project: lease.project_label().clone(),
+        run: lease.run_label().clone(),
+        generation: lease.generation(),
+    }
+}
+
+/// A direct lane operation's refusal: always one of the lanes' own.
+fn lane_error(e: DispatchError) -> LaneError {
+    match e {
+        DispatchError::Lane(e) => e,
+        _ => LaneError::InvalidLease,
     }
 }
 

@@ -1,9 +1,9 @@
 //! A dispatcher in a given state: the reservations a version 2 record starts from.
 
-use crate::{Label, LaneError};
+use crate::{Label, LaneError, Lease};
 
-use super::types::{DispatchError, ReservationState, ReservationView};
 use super::{Dispatcher, Reservation};
+use crate::reservation::{DispatchError, ReservationState, ReservationView};
 
 impl Dispatcher {
     /// A dispatcher with these queues whose reservations are `views`, ids `R1`, `R2`, … in
@@ -18,49 +18,86 @@ impl Dispatcher {
         queues: &[Label],
         views: &[ReservationView],
     ) -> Result<Dispatcher, DispatchError> {
-        let names: Vec<&str> = queues.iter().map(|q| q.as_str()).collect();
-        let mut d = Dispatcher::new(&names)?;
-        for (i, view) in views.iter().enumerate() {
-            let id = view.id;
-            if id.number() != i as u64 + 1 {
-                return Err(DispatchError::UnknownReservation);
-            }
-            let q = d.queue_index(&view.queue)?;
-            let p = d.intern(view.project.clone());
-            d.reservations.push(Reservation {
-                queue: q as u32,
-                project: p,
-                run: view.run.clone(),
-                state: view.state,
-                outcome: view.outcome,
-                next: None,
-            });
-            match view.state {
-                ReservationState::Queued => d.append(q, p, id),
-                ReservationState::Dispatched | ReservationState::Persisting => {
-                    let project = &mut d.projects[p as usize];
-                    if !project.available() {
-                        return Err(LaneError::ProjectBusy.into());
-                    }
-                    let lease = d.lanes.claim(&project.name, &view.run)?;
-                    project.lease = Some((id, lease));
-                }
-                ReservationState::Unresolved => {
-                    let project = &mut d.projects[p as usize];
-                    if !project.available() {
-                        return Err(LaneError::ProjectBusy.into());
-                    }
-                    project.unresolved = Some(id);
-                }
-                ReservationState::Done
-                | ReservationState::Cancelled
-                | ReservationState::Resolved => {}
-            }
+        let mut d = Dispatcher::with_queues(queues)?;
+        for view in views {
+            d.restore_reservation(view)?;
         }
-        for p in 0..d.projects.len() {
-            d.offer(p as u32);
-        }
+        d.finish_restore();
         Ok(d)
+    }
+
+    /// Adds the reservation `view`, which must be the next id, as [`restored`](Self::restored)
+    /// says; queued ones are offered by [`finish_restore`](Self::finish_restore).
+    pub(crate) fn restore_reservation(
+        &mut self,
+        view: &ReservationView,
+    ) -> Result<(), DispatchError> {
+        let id = view.id;
+        if id.number() != self.reservations.len() as u64 + 1 {
+            return Err(DispatchError::UnknownReservation);
+        }
+        let q = self.queue_index(&view.queue)?;
+        let p = self.intern(view.project.clone());
+        match view.state {
+            ReservationState::Dispatched
+            | ReservationState::Persisting
+            | ReservationState::Unresolved
+                if !self.projects[p as usize].available() =>
+            {
+                return Err(LaneError::ProjectBusy.into());
+            }
+            ReservationState::Dispatched | ReservationState::Persisting => {
+                let project = &mut self.projects[p as usize];
+                let lease = self.lanes.claim(&project.name, &view.run)?;
+                project.lease = Some((id, lease));
+            }
+            ReservationState::Unresolved => self.projects[p as usize].unresolved = Some(id),
+            ReservationState::Queued
+            | ReservationState::Done
+            | ReservationState::Cancelled
+            | ReservationState::Resolved => {}
+        }
+        self.reservations.push(Reservation {
+            queue: q as u32,
+            project: p,
+            run: view.run.clone(),
+            state: view.state,
+            outcome: view.outcome,
+            next: None,
+        });
+        if view.state == ReservationState::Queued {
+            self.append(q, p, id);
+        }
+        Ok(())
+    }
+
+    /// Claims `project`'s lane directly for `run` (and asks it to stop if `stop`), as held
+    /// before a record's first step; `PROJECT_BUSY` if something holds or blocks it already.
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
+    pub(crate) fn restore_claim(
+        &mut self,
+        project: &Label,
+        run: &Label,
+        stop: bool,
+    ) -> Result<Lease, DispatchError> {
+        let p = self.intern(project.clone());
+        if !self.projects[p as usize].available() {
+            return Err(LaneError::ProjectBusy.into());
+        }
+        let lease = self.lanes.claim(project, run)?;
+        if stop {
+            self.lanes.request_stop(&lease)?;
+        }
+        self.projects[p as usize].direct = true;
+        Ok(lease)
+    }
+
+    /// After the restored reservations and claims: every available project's waiting heads
+    /// offered.
+    pub(crate) fn finish_restore(&mut self) {
+        for p in 0..self.projects.len() {
+            self.offer(p as u32);
+        }
     }
 }
 

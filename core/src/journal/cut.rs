@@ -16,9 +16,9 @@ use crate::record::{
 };
 use crate::{Label, LaneView, is_valid_label};
 
-use super::entry::{Answer, Call, Entry, LeaseKey};
 use super::export::{Export, ExportError, default_summary, default_title};
 use super::history::{Journal, State};
+use crate::transition::{Answer, Call, Entry, LeaseKey};
 
 impl Journal {
     /// The entries `export` asks for, as a version 2 record whose origin is this journal.

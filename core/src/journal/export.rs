@@ -81,6 +81,8 @@ pub enum ExportError {
     },
     /// The record would break a rule of the format.
     Invalid(RecordError),
+    /// The record could not be written (what the output said).
+    Write(String),
 }
 
 impl fmt::Display for ExportError {
@@ -139,6 +141,7 @@ impl fmt::Display for ExportError {
                 write!(f, "journal entry {entry}: {message}")
             }
             ExportError::Invalid(e) => write!(f, "the record would be invalid: {e}"),
+            ExportError::Write(e) => write!(f, "the record could not be written: {e}"),
         }
     }
 }
@@ -181,6 +184,16 @@ impl Export {
         }
         self.projects = labels;
         Ok(self)
+    }
+
+    /// Refuses a window that ends before it starts, or where it starts (nothing can fall in it).
+    pub fn check(&self) -> Result<(), ExportError> {
+        match (self.since, self.until) {
+            (Some(since), Some(until)) if since >= until => {
+                Err(ExportError::EmptyWindow { since, until })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Only the entries from `since` on (inclusive).
@@ -233,6 +246,23 @@ pub(super) fn default_title(export: &Export) -> Text {
     Text {
         en: format!("What {} did", export.system),
         ja: format!("{} の記録", export.system),
+    }
+}
+
+/// The summary of a record written as it is cut (version 3), which does not know its length
+/// when it starts (its end line counts the steps).
+#[cfg(feature = "json")]
+pub(super) fn streamed_summary(export: &Export) -> Text {
+    let (en_window, ja_window) = window_words(export);
+    Text {
+        en: format!(
+            "Recorded from a running system, {}{en_window}: every step with the answer the system gave. Replaying it on the core checks every answer.",
+            export.system
+        ),
+        ja: format!(
+            "稼働中のシステム {} の記録です{ja_window}。各ステップの応答はシステムが返したもので、コアに再生するとすべての応答を確かめられます。",
+            export.system
+        ),
     }
 }
 

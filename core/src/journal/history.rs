@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::dispatch::{ReservationId, ReservationState, ReservationView};
+use crate::dispatch::{ReservationId, ReservationView};
 use crate::{Label, LaneState, LaneView};
 
-use super::entry::{Answer, Call, Entry, LeaseKey};
+use crate::transition::{Answer, Call, Entry, LeaseKey};
 
 /// What a system held at some moment, as its journal's answers tell it: the lanes held (by which
 /// lease, stop requested or not) and every reservation (by the system's id).
@@ -82,11 +82,7 @@ impl State {
     }
 
     fn set_reservation(&mut self, view: ReservationView) {
-        let holds = matches!(
-            view.state,
-            ReservationState::Dispatched | ReservationState::Persisting
-        );
-        if holds {
+        if view.state.holds_lane() {
             self.holders.insert(view.project.clone(), view.id);
         } else if self.holders.get(&view.project) == Some(&view.id) {
             self.holders.remove(&view.project);
@@ -115,7 +111,7 @@ impl State {
     }
 
     /// The state after `entry`, as its answer tells it.
-    pub(crate) fn apply(&mut self, entry: &Entry) {
+    pub fn apply(&mut self, entry: &Entry) {
         match (&entry.call, &entry.answer) {
             (_, Answer::Claimed(key)) => self.hold(key.clone(), false),
             (Call::RequestStop { lease }, Answer::View(_)) => {

@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 
 use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView};
+use crate::op::{Field, Nothing, Op};
 use crate::{Label, LaneError, Lease, Outcome, ProjectLanes};
 
-use super::format::{
-    Field, LeaseRecord, Nothing, Op, Start, StartLease, StartLeaseState, Step, StepResult,
-};
+use super::format::{LeaseRecord, Start, StartLease, StartLeaseState, Step, StepResult};
 
 /// What a record runs on: the lanes alone, or a dispatcher (which owns its lanes).
 pub(super) enum Engine {

@@ -47,7 +47,7 @@ impl fmt::Display for RecordError {
             ),
             RecordError::UnsupportedVersion(v) => write!(
                 f,
-                "unsupported record version {v} (this build reads versions 1 and 2)"
+                "unsupported record version {v} (this build reads versions 1, 2 and 3)"
             ),
             RecordError::UnsupportedIndexVersion(v) => write!(
                 f,

@@ -3,7 +3,6 @@
 //! Every type here serializes to the shape `records/README.md` documents and `records/schema.json`
 //! describes; the rules JSON cannot express are checked in [`check`](super::check).
 
-use std::fmt;
 use std::ops::Deref;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -11,7 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::dispatch::{DispatchError, ReservationView, Settled};
 use crate::{Label, LaneView, Receipt};
 
-use super::time::Timestamp;
+use crate::op::{Field, Nothing, Op};
+use crate::time::Timestamp;
 
 /// The format id every record file carries in `format`.
 pub const FORMAT: &str = "project-lanes/record";
@@ -22,10 +22,12 @@ pub const VERSION: u32 = 1;
 /// (`actor`), the record's `origin`, and a `start` (what was held before the first step), so that
 /// a record can be cut from a long history and still replay on its own.
 pub const VERSION_2: u32 = 2;
+/// Version 3 of the record format: lines (`record::stream`, feature `json`), with no snapshots
+/// (the state after each step is what replay computes), direct lane operations and the
+/// dispatcher's in one record, and no limit on projects, queues, steps or bytes.
+pub const VERSION_3: u32 = 3;
 /// Every record format version this build reads, oldest first.
-pub const VERSIONS: [u32; 2] = [VERSION, VERSION_2];
-/// Longest `actor` or `origin.system`, in characters.
-pub const MAX_NAME_CHARS: usize = 200;
+pub const VERSIONS: [u32; 3] = [VERSION, VERSION_2, VERSION_3];
 
 /// Most steps a record may hold.
 pub const MAX_STEPS: usize = 100_000;
@@ -33,8 +35,6 @@ pub const MAX_STEPS: usize = 100_000;
 pub const MAX_PROJECTS: usize = 64;
 /// Longest title, summary or note, in characters, per language.
 pub const MAX_TEXT_CHARS: usize = 2_000;
-/// Longest operation input string, in characters (inputs may break the label rule on purpose).
-pub const MAX_INPUT_CHARS: usize = 200;
 /// Largest record file readers accept, in bytes (16 MiB).
 pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -372,141 +372,6 @@ impl StartLeaseState {
     }
 }
 
-/// The operations a record can hold: the lanes' own, or the dispatcher's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    /// [`ProjectLanes::claim`](crate::ProjectLanes::claim): input `project`, `run`.
-    Claim,
-    /// [`ProjectLanes::request_stop`](crate::ProjectLanes::request_stop): input `lease`.
-    RequestStop,
-    /// [`ProjectLanes::release`](crate::ProjectLanes::release): input `lease`, `outcome`.
-    Release,
-    /// [`ProjectLanes::view`](crate::ProjectLanes::view): input `project`.
-    View,
-    /// [`Dispatcher::enqueue`](crate::dispatch::Dispatcher::enqueue): input `queue`, `project`, `run`.
-    Enqueue,
-    /// [`Dispatcher::dispatch`](crate::dispatch::Dispatcher::dispatch): input `queue`.
-    Dispatch,
-    /// [`Dispatcher::finish`](crate::dispatch::Dispatcher::finish): input `reservation`, `outcome`.
-    Finish,
-    /// [`Dispatcher::persisted`](crate::dispatch::Dispatcher::persisted): input `reservation`, `saved`.
-    Persist,
-    /// [`Dispatcher::cancel`](crate::dispatch::Dispatcher::cancel): input `reservation`.
-    Cancel,
-    /// [`Dispatcher::resolve`](crate::dispatch::Dispatcher::resolve): input `reservation`.
-    Resolve,
-}
-
-impl Op {
-    /// Every operation, in a fixed order.
-    pub const ALL: [Op; 10] = [
-        Op::Claim,
-        Op::RequestStop,
-        Op::Release,
-        Op::View,
-        Op::Enqueue,
-        Op::Dispatch,
-        Op::Finish,
-        Op::Persist,
-        Op::Cancel,
-        Op::Resolve,
-    ];
-
-    /// The name saved in `op`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Op::Claim => "claim",
-            Op::RequestStop => "request_stop",
-            Op::Release => "release",
-            Op::View => "view",
-            Op::Enqueue => "enqueue",
-            Op::Dispatch => "dispatch",
-            Op::Finish => "finish",
-            Op::Persist => "persist",
-            Op::Cancel => "cancel",
-            Op::Resolve => "resolve",
-        }
-    }
-
-    /// The input fields this operation takes, in order.
-    pub const fn fields(self) -> &'static [Field] {
-        match self {
-            Op::Claim => &[Field::Project, Field::Run],
-            Op::RequestStop => &[Field::Lease],
-            Op::Release => &[Field::Lease, Field::Outcome],
-            Op::View => &[Field::Project],
-            Op::Enqueue => &[Field::Queue, Field::Project, Field::Run],
-            Op::Dispatch => &[Field::Queue],
-            Op::Finish => &[Field::Reservation, Field::Outcome],
-            Op::Persist => &[Field::Reservation, Field::Saved],
-            Op::Cancel | Op::Resolve => &[Field::Reservation],
-        }
-    }
-
-    /// Which records may hold this operation: `Some(true)` dispatcher records only,
-    /// `Some(false)` lane records only, `None` both (`view`).
-    pub const fn dispatcher_only(self) -> Option<bool> {
-        match self {
-            Op::View => None,
-            Op::Claim | Op::RequestStop | Op::Release => Some(false),
-            _ => Some(true),
-        }
-    }
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// An input field of a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Field {
-    /// `project`: a project label (may break the rule, to show `INVALID_LABEL`).
-    Project,
-    /// `run`: a run label (may break the rule, to show `INVALID_LABEL`).
-    Run,
-    /// `lease`: the handle of a lease issued by an earlier step, e.g. `L1`.
-    Lease,
-    /// `outcome`: the text given to release or finish (may be no outcome at all, to show
-    /// `INVALID_OUTCOME`).
-    Outcome,
-    /// `queue`: a dispatcher queue name.
-    Queue,
-    /// `reservation`: the id of a reservation enqueued by an earlier step, e.g. `R1`.
-    Reservation,
-    /// `saved`: whether saving the final state succeeded (a boolean).
-    Saved,
-}
-
-impl Field {
-    /// Every field, in a fixed order.
-    pub const ALL: [Field; 7] = [
-        Field::Project,
-        Field::Run,
-        Field::Lease,
-        Field::Outcome,
-        Field::Queue,
-        Field::Reservation,
-        Field::Saved,
-    ];
-
-    /// The field's name in `input`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Field::Project => "project",
-            Field::Run => "run",
-            Field::Lease => "lease",
-            Field::Outcome => "outcome",
-            Field::Queue => "queue",
-            Field::Reservation => "reservation",
-            Field::Saved => "saved",
-        }
-    }
-}
-
 /// A step's inputs. Strings, not labels: a record may show what happens to a bad label.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -595,14 +460,6 @@ pub struct LeaseRecord {
     pub project: Label,
     /// The run label given at claim.
     pub run: Label,
-}
-
-/// What a `dispatch` step returns when every waiting item is retained.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Nothing {
-    /// How many reservations wait in that queue, behind busy or blocked projects.
-    pub retained: u64,
 }
 
 /// What a step returned: one key naming the kind of result.

@@ -42,6 +42,20 @@ pub enum ReadError {
     },
     /// The JSON is a record that breaks the format's rules, or not a record of this version.
     Record(RecordError),
+    /// Version 3: a line breaks a rule of the format (or is no record's line).
+    Line {
+        /// 1-based line.
+        line: u64,
+        /// 1-based column, in bytes: where the field the rule is about starts.
+        column: u64,
+        /// The rule.
+        error: RecordError,
+    },
+    /// The file is larger than the reader's limit (a viewer's memory budget, an option).
+    OverLimit {
+        /// The limit, in bytes.
+        limit: u64,
+    },
 }
 
 /// What kind of JSON problem a [`ReadError::Json`] is.
@@ -58,7 +72,8 @@ impl ReadError {
     /// `UNKNOWN_FORMAT`, `UNSUPPORTED_VERSION` or `INVALID_RECORD`.
     pub fn code(&self) -> &'static str {
         match self {
-            ReadError::TooLarge { .. } => "RECORD_TOO_LARGE",
+            ReadError::TooLarge { .. } | ReadError::OverLimit { .. } => "RECORD_TOO_LARGE",
+            ReadError::Line { error, .. } => ReadError::Record(error.clone()).code(),
             ReadError::Json {
                 kind: JsonKind::Syntax,
                 ..
@@ -90,6 +105,15 @@ impl fmt::Display for ReadError {
                 ..
             } => write!(f, "line {line}, column {column}: {message}"),
             ReadError::Record(e) => write!(f, "{e}"),
+            ReadError::Line {
+                line,
+                column,
+                error,
+            } => write!(f, "line {line}, column {column}: {error}"),
+            ReadError::OverLimit { limit } => write!(
+                f,
+                "the record is larger than {limit} bytes, the most this reader takes"
+            ),
         }
     }
 }
@@ -138,6 +162,27 @@ fn from_json<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, ReadEr
     })
 }
 
+/// Whether a record file whose first line is `first_line` (without its line break) is lines:
+/// that line alone is a JSON object naming version 3. A file is either one JSON document
+/// (versions 1 and 2, read with [`parse_record`]) or lines (version 3, read with
+/// [`Reader`](super::stream::Reader)); every reader tells them apart by this rule.
+///
+/// ```
+/// use project_lanes::record::json::is_lines;
+///
+/// assert!(is_lines(br#"{"format":"project-lanes/record","version":3,"id":"x"}"#));
+/// assert!(!is_lines(b"{")); // a version 1 or 2 record, pretty-printed
+/// assert!(!is_lines(br#"{"format":"project-lanes/record","version":2}"#));
+/// ```
+pub fn is_lines(first_line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        version: u32,
+    }
+    serde_json::from_slice::<Version>(without_bom(first_line))
+        .is_ok_and(|v| v.version == super::VERSION_3)
+}
+
 /// Reads the header only: the format and version, so that a file of another kind or version is
 /// named as such before its fields are judged. The whole file must still be JSON.
 pub fn parse_header(bytes: &[u8]) -> Result<Header, ReadError> {
@@ -149,9 +194,22 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header, ReadError> {
     from_json(without_bom(bytes))
 }
 
-/// Parses and checks one record: size, JSON, header, shape, then the format's rules.
+/// Parses and checks one record of version 1 or 2 (one JSON document): size, JSON, header,
+/// shape, then the format's rules. A version 3 record is lines: see [`super::stream`].
 pub fn parse_record(bytes: &[u8]) -> Result<Record, ReadError> {
-    parse_header(bytes)?.check().map_err(ReadError::Record)?;
+    let header = parse_header(bytes)?;
+    header.check().map_err(ReadError::Record)?;
+    if header.version == super::VERSION_3 {
+        return Err(ReadError::Line {
+            line: 1,
+            column: 1,
+            error: RecordError::invalid(
+                "version",
+                "a version 3 record is lines, its head alone on the first: this file is one \
+                 JSON document over several lines",
+            ),
+        });
+    }
     let record: Record = from_json(without_bom(bytes))?;
     record.check().map_err(ReadError::Record)?;
     Ok(record)

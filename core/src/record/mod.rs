@@ -5,7 +5,8 @@
 //! [journal](crate::journal). [`replay`] runs a record's steps on fresh lanes (or a fresh
 //! dispatcher), set to the record's starting state if it has one, and compares every saved
 //! result, so anyone can check a record, including one written by hand. The format (versions 1
-//! and 2) is documented in `records/README.md` and `records/schema.json`.
+//! and 2, one JSON document; version 3, lines: [`stream`]) is documented in `records/README.md`
+//! and the JSON Schemas beside it.
 //!
 //! Inside: `format` (the types, field by field), `check` ([`Record::check`], [`Index::check`] and
 //! [`Header::check`]: the rules JSON alone cannot express), `replay` ([`replay`], [`Replay`]) and
@@ -21,27 +22,28 @@
 //! let text = r#"{"format":"project-lanes/record","version":99}"#;
 //! let header: Header = serde_json::from_str(text).unwrap();
 //! assert_eq!(header.check().unwrap_err().to_string(),
-//!     "unsupported record version 99 (this build reads versions 1 and 2)");
+//!     "unsupported record version 99 (this build reads versions 1, 2 and 3)");
 //! ```
 
-mod check;
+pub(crate) mod check;
 mod engine;
 mod error;
 mod format;
 mod recorder;
 mod replay;
-mod time;
 
 #[cfg(feature = "json")]
 pub mod json;
+#[cfg(feature = "json")]
+pub mod stream;
 
+pub use crate::op::{Field, MAX_INPUT_CHARS, MAX_NAME_CHARS, Nothing, Op};
+pub use crate::time::{Timestamp, TimestampError, civil_from_days};
 pub use error::RecordError;
 pub use format::{
-    FORMAT, Field, Header, INDEX_FORMAT, Index, IndexEntry, Input, LeaseRecord, MAX_INPUT_CHARS,
-    MAX_NAME_CHARS, MAX_PROJECTS, MAX_RECORD_BYTES, MAX_STEPS, MAX_TEXT_CHARS, Nothing, Op, Origin,
-    OriginKind, Record, Start, StartLease, StartLeaseState, Step, StepResult, Text, Untouched,
-    VERSION, VERSION_2, VERSIONS,
+    FORMAT, Header, INDEX_FORMAT, Index, IndexEntry, Input, LeaseRecord, MAX_PROJECTS,
+    MAX_RECORD_BYTES, MAX_STEPS, MAX_TEXT_CHARS, Origin, OriginKind, Record, Start, StartLease,
+    StartLeaseState, Step, StepResult, Text, Untouched, VERSION, VERSION_2, VERSION_3, VERSIONS,
 };
 pub use recorder::Recorder;
 pub use replay::{Replay, ReplayMismatch, replay};
-pub use time::{Timestamp, TimestampError, civil_from_days};

@@ -6,10 +6,10 @@ use crate::{Label, LaneError, LaneView};
 use super::engine::Engine;
 use super::error::RecordError;
 use super::format::{
-    FORMAT, Field, Input, Op, Origin, Record, Start, Step, StepResult, Text, Untouched, VERSION,
-    VERSION_2,
+    FORMAT, Input, Origin, Record, Start, Step, StepResult, Text, Untouched, VERSION, VERSION_2,
 };
-use super::time::Timestamp;
+use crate::op::{Field, Op};
+use crate::time::Timestamp;
 
 /// Builds a record by running each operation on the real core as it is added: lanes for
 /// [`Recorder::new`], a dispatcher for [`Recorder::dispatcher`].

@@ -7,7 +7,8 @@ use crate::{LaneView, ProjectLanes};
 
 use super::engine::Engine;
 use super::error::RecordError;
-use super::format::{Op, Record, StepResult};
+use super::format::{Record, StepResult};
+use crate::op::Op;
 
 /// Where a replay first disagreed with the saved record.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,6 @@
-//! The dispatcher's rules, case by case, and a model-based property check, for any backend
-//! (`project_lanes::backend::Queues`).
+//! The dispatcher's rules, case by case, and a model-based property check of the queues with
+//! direct lane operations beside them, for any backend (`project_lanes::backend::Queues`,
+//! `DirectLanes`).
 //!
 //! Shared by `core/tests/dispatch.rs` (in memory) and `pg/tests/queues.rs` (PostgreSQL): a test
 //! file includes this module as `queues_suite` and calls `queue_rule_tests!(fresh)`, where
@@ -7,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use project_lanes::backend::{Queues, Refusal};
+use project_lanes::backend::{DirectLanes, LeaseInfo, Queues, Refusal};
 use project_lanes::dispatch::{DispatchError, ReservationId, ReservationState, ReservationView};
 use project_lanes::{LaneError, LaneState, LaneView, Outcome};
 use proptest::prelude::*;
@@ -287,7 +288,8 @@ pub fn operations_in_the_wrong_state_are_refused_and_change_nothing<D: Queues>(f
 pub const QUEUES: [&str; 2] = ["general", "delivery"];
 pub const PROJECTS: [&str; 3] = ["alpha", "beta", "gamma"];
 
-/// One operation of a random sequence (indexes into `QUEUES`, `PROJECTS`, reservations).
+/// One operation of a random sequence (indexes into `QUEUES`, `PROJECTS`, reservations and
+/// direct leases).
 #[derive(Debug, Clone)]
 pub enum Op {
     Enqueue(usize, usize),
@@ -296,6 +298,12 @@ pub enum Op {
     Persist(usize, bool),
     Cancel(usize),
     Resolve(usize),
+    /// A direct claim of a project, beside the queues.
+    Claim(usize),
+    /// A stop request on a direct lease (by its index among the claims that succeeded).
+    Stop(usize),
+    /// A release of a direct lease, with an outcome.
+    Release(usize, usize),
 }
 
 pub fn op() -> impl Strategy<Value = Op> {
@@ -306,6 +314,9 @@ pub fn op() -> impl Strategy<Value = Op> {
         2 => (0..40usize, prop::bool::weighted(0.8)).prop_map(|(i, s)| Op::Persist(i, s)),
         1 => (0..40usize).prop_map(Op::Cancel),
         1 => (0..40usize).prop_map(Op::Resolve),
+        2 => (0..3usize).prop_map(Op::Claim),
+        1 => (0..8usize).prop_map(Op::Stop),
+        2 => (0..8usize, 0..4usize).prop_map(|(i, o)| Op::Release(i, o)),
     ]
 }
 
@@ -317,15 +328,28 @@ struct M {
     outcome: Option<Outcome>,
 }
 
-/// The model: a plain list, scanned in full (the dispatcher must never need to).
+/// The model: a plain list, scanned in full (the dispatcher must never need to), and the
+/// direct leases, by project, whether each still holds its lane and whether a stop was asked.
 #[derive(Default)]
 struct Model {
     items: Vec<M>,
+    leases: Vec<(usize, bool, bool)>,
 }
 
 impl Model {
+    fn held_directly(&self, project: usize) -> bool {
+        self.leases
+            .iter()
+            .any(|&(p, holds, _)| p == project && holds)
+    }
+
     fn available(&self, project: usize) -> bool {
-        !self.items.iter().any(|m| {
+        !self.held_directly(project) && !self.reserved(project)
+    }
+
+    /// A reservation holds the project's lane or blocks it.
+    fn reserved(&self, project: usize) -> bool {
+        self.items.iter().any(|m| {
             m.project == project
                 && matches!(
                     m.state,
@@ -357,8 +381,9 @@ fn nth(i: usize) -> ReservationId {
 
 /// Runs `ops` on `d` (fresh, with `QUEUES`) and on the model, comparing every result and, after
 /// every step, every reservation, lane and queue length.
-pub fn agrees_with_the_model<D: Queues>(d: &mut D, ops: Vec<Op>) -> Result<(), TestCaseError> {
+pub fn agrees_with_the_model<D: DirectLanes>(d: &mut D, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut model = Model::default();
+    let mut leases: Vec<D::Lease> = Vec::new();
     // Per (queue, project): the ids in dispatch order, to check FIFO.
     let mut order: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
     let code = |e: D::Error| e.refusal().expect("a refusal, not a backend failure");
@@ -437,6 +462,45 @@ pub fn agrees_with_the_model<D: Queues>(d: &mut D, ops: Vec<Op>) -> Result<(), T
                 };
                 prop_assert_eq!(got, expected);
             }
+            Op::Claim(p) => {
+                let got = d.claim(PROJECTS[p], "direct").map_err(code);
+                if model.available(p) {
+                    let lease = got.map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+                    prop_assert_eq!(lease.project(), PROJECTS[p]);
+                    leases.push(lease);
+                    model.leases.push((p, true, false));
+                } else {
+                    prop_assert_eq!(got.err(), Some(DispatchError::Lane(LaneError::ProjectBusy)));
+                }
+            }
+            Op::Stop(i) => {
+                let (Some(lease), Some(m)) = (leases.get(i), model.leases.get_mut(i)) else {
+                    continue;
+                };
+                let got = d.request_stop(lease).map(|v| v.state).map_err(code);
+                if m.1 {
+                    m.2 = true;
+                    prop_assert_eq!(got, Ok(Some(LaneState::StopRequested)));
+                } else {
+                    prop_assert_eq!(got, Err(DispatchError::Lane(LaneError::LeaseNotCurrent)));
+                }
+            }
+            Op::Release(i, o) => {
+                let (Some(lease), Some(m)) = (leases.get(i), model.leases.get_mut(i)) else {
+                    continue;
+                };
+                let outcome = Outcome::ALL[o];
+                let got = d
+                    .release(lease, outcome)
+                    .map(|r| (r.outcome, r.stop_requested))
+                    .map_err(code);
+                if m.1 {
+                    m.1 = false;
+                    prop_assert_eq!(got, Ok((outcome, m.2)));
+                } else {
+                    prop_assert_eq!(got, Err(DispatchError::Lane(LaneError::LeaseNotCurrent)));
+                }
+            }
             Op::Resolve(i) => {
                 let got = d.resolve(nth(i)).map(|v| v.state).map_err(code);
                 let expected = match model.items.get_mut(i) {
@@ -470,8 +534,9 @@ pub fn agrees_with_the_model<D: Queues>(d: &mut D, ops: Vec<Op>) -> Result<(), T
                         )
                 })
                 .count();
-            prop_assert!(holders <= 1);
-            prop_assert_eq!(d.view(project).unwrap().busy, holders == 1);
+            let direct = usize::from(model.held_directly(p));
+            prop_assert!(holders + direct <= 1);
+            prop_assert_eq!(d.view(project).unwrap().busy, holders + direct == 1);
         }
         for (q, queue) in QUEUES.iter().enumerate() {
             let queued = model

@@ -4,7 +4,7 @@ use std::fmt;
 
 use project_lanes::Label;
 use project_lanes::journal::ExportError;
-use project_lanes::record::{MAX_PROJECTS, Timestamp};
+use project_lanes::record::Timestamp;
 
 use super::Kind;
 use crate::PgError;
@@ -23,19 +23,15 @@ pub enum JournalError {
         /// What is wrong with it.
         message: String,
     },
-    /// The rows asked for hold both direct lane operations and dispatcher operations; a record
-    /// shows one or the other.
+    /// A version 2 record was asked for, and the rows hold both direct lane operations and
+    /// dispatcher operations; a version 2 record shows one or the other.
     MixedKinds {
         /// Lane operations among them.
         lanes: usize,
         /// Dispatcher operations among them.
         dispatcher: usize,
     },
-    /// The dispatcher's operations hold more projects at once than a replay shows (64): they
-    /// replay together (a dispatch looks at every project of its queue), so they cannot be
-    /// audited.
-    DispatcherTooWide(usize),
-    /// A project asked for appears only among the other kind's operations.
+    /// A version 2 record: a project asked for appears only among the other kind's operations.
     OtherKind {
         /// The project.
         project: Label,
@@ -70,20 +66,14 @@ impl fmt::Display for JournalError {
             JournalError::MixedKinds { lanes, dispatcher } => write!(
                 f,
                 "these transitions hold {lanes} direct lane operations and {dispatcher} \
-                 dispatcher operations; a record shows one or the other: export each in a \
-                 record of its own, with --kind lanes and --kind dispatcher"
-            ),
-            JournalError::DispatcherTooWide(n) => write!(
-                f,
-                "the dispatcher's operations hold {n} projects at once (live reservations and \
-                 the projects their transitions name); they replay together, and a replay shows \
-                 at most {MAX_PROJECTS} projects: the dispatcher's part of this journal cannot be \
-                 audited (its direct lane operations can, in groups)"
+                 dispatcher operations; a version 2 record shows one or the other: export each \
+                 in a record of its own, with --kind lanes and --kind dispatcher, or leave \
+                 --format-version out for one version 3 record of both"
             ),
             JournalError::OtherKind { project, kind } => write!(
                 f,
                 "the project {project} appears only among the journal's {}: export it in a \
-                 record of its own, with --kind {}",
+                 version 2 record of its own, with --kind {}",
                 match kind {
                     Kind::Lanes => "direct lane operations",
                     Kind::Dispatcher => "dispatcher operations",

@@ -1,18 +1,19 @@
 //! The schema's journal: every transition, written by the transition's own statement (so it can
 //! never disagree with the state), read back as the core's
-//! [`Entry`](project_lanes::journal::Entry) values, exported as version 2 records, audited by
-//! replaying it on the in-memory core, and pruned.
+//! [`Entry`](project_lanes::journal::Entry) values a batch at a time, exported as one version 3
+//! record ([`export`]) or as version 2 records of one kind ([`read`], [`Stored::export`]),
+//! audited by replaying it on the in-memory core in one pass ([`audit`]), and pruned.
 //!
 //! ```no_run
 //! use project_lanes_pg::PgConfig;
 //! use project_lanes_pg::journal;
 //!
 //! let config = PgConfig::new("host=/run/postgresql user=app dbname=app", "lanes");
-//! let stored = journal::read(&config)?;
-//! let audit = stored.audit(None)?;
+//! let audit = journal::audit(&config, None)?;
 //! println!("{} transitions, first mismatch: {:?}", audit.transitions, audit.mismatch);
-//! let (_kind, record) = stored.export(&journal::Cut::new("tonight", "build farm"))?;
-//! println!("{} steps", record.steps.len());
+//! let file = std::fs::File::create("tonight.jsonl")?;
+//! let exported = journal::export(&config, &journal::Cut::new("tonight", "build farm"), file)?;
+//! println!("{} steps", exported.steps);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -21,7 +22,8 @@
 //! recovery) takes one lock per schema first, alone, and persist and resolve take it shared, so
 //! no lane is freed or unblocked while a dispatch chooses: the timing the core does not model is
 //! removed, not recorded. An enqueue is ordered by its queue's row, a finish or cancel by its
-//! reservation's row.
+//! reservation's row. Direct claims and the dispatcher's share the lane rows, as they share the
+//! core's lanes when it replays them: one record holds both.
 //!
 //! **What is not a core operation** is journaled as the core operations with the same effect,
 //! with `via` saying what really happened: `resolve_orphan` as a release of the dead holder's
@@ -31,11 +33,9 @@
 //! reach the database (a label that breaks the rule, a lease of another schema, a queue the
 //! handle does not know) are not transitions of the database and are not journaled either.
 //!
-//! **A record shows lanes or a dispatcher**, not both: the journal's lane operations and its
-//! dispatcher operations export as two records ([`Kind`]). A project used both directly and by
-//! the dispatcher cannot be shown by either alone (a claim refused because a reservation holds
-//! the lane does not replay on lanes alone): keep such projects apart, or read their audit's
-//! mismatch in that light.
+//! **Memory**: an export or an audit holds one batch of rows at a time and what the core's
+//! replay keeps (leases holding lanes, every reservation the window holds or names); a
+//! version 2 export reads every row first, and its record is bounded by version 2's limits.
 
 mod audit;
 mod error;
@@ -51,13 +51,24 @@ use project_lanes::record::Timestamp;
 
 use crate::{PgConfig, PgError};
 
-pub use audit::Audit;
+pub use audit::{Audit, audit};
 pub use error::JournalError;
-pub use export::Cut;
+pub use export::{Cut, Exported, export};
 pub use kind::Kind;
 pub use mismatch::Mismatch;
 pub use prune::Pruned;
+pub use read::Head;
 pub use stored::{Stored, StoredEntry};
+
+/// A window from `since` misses no row: none was pruned at or after it.
+fn check_since(head: &Head, since: Option<Timestamp>) -> Result<(), JournalError> {
+    match (since, head.pruned_before) {
+        (Some(since), Some(before)) if since < before => {
+            Err(JournalError::Pruned { since, before })
+        }
+        _ => Ok(()),
+    }
+}
 
 /// Whether `config`'s schema holds lanes, on a plain connection (no migration, nothing
 /// written): the operator's commands ask before connecting a handle, which would create a

@@ -3,12 +3,13 @@
 use std::time::SystemTime;
 
 use postgres::{Client, IsolationLevel};
-use project_lanes::journal::Journal;
+use project_lanes::dispatch::{ReservationId, ReservationView};
+use project_lanes::journal::State;
 use project_lanes::record::Timestamp;
 
-use super::JournalError;
 use super::read::{self, system_time, timestamp};
 use super::start::encode;
+use super::{JournalError, StoredEntry};
 use crate::PgError;
 
 /// What a prune did, or what it would do (a dry run).
@@ -65,36 +66,34 @@ pub(crate) fn prune(
     if before > now {
         return Err(JournalError::AfterNow { before, now });
     }
-    let stored = read::read_in(&mut tx, schema)?;
-    let cut = stored
-        .entries
-        .iter()
-        .position(|e| e.entry.at.is_none_or(|at| at >= before))
-        .unwrap_or(stored.entries.len());
-    if cut == 0 || dry_run {
+    let head = read::head_in(&mut tx, schema)?;
+    let mut cut = Cutting {
+        before,
+        state: head.start.clone(),
+        at_cut: None,
+        removed: 0,
+        remaining: 0,
+        last_seq: head.start_seq,
+        last_at: None,
+    };
+    read::rows_in(&mut tx, schema, &head, &mut cut)?;
+    if cut.removed == 0 || dry_run {
         tx.commit().map_err(PgError::from)?;
         return Ok(Pruned {
-            removed: cut,
-            start_seq: cut
-                .checked_sub(1)
-                .map_or(stored.start_seq, |last| stored.entries[last].seq),
-            remaining: stored.entries.len() - cut,
+            removed: cut.removed,
+            start_seq: cut.last_seq,
+            remaining: cut.remaining,
         });
     }
-    let mut journal = Journal::lanes().starting_from(stored.start.clone());
-    journal.extend(stored.entries[..cut].iter().map(|e| e.entry.clone()));
-    let state = journal.state_after(cut);
-    let seq = stored.entries[cut - 1].seq;
+    let seq = cut.last_seq;
+    let state = cut.at_cut.take().unwrap_or(cut.state);
     // Every pruned row, now and before, is before the time kept: a window from it misses none.
     // Not `before` itself, which may lie past rows written after the prune.
-    let last = stored.entries[..cut]
-        .iter()
-        .filter_map(|e| e.entry.at)
-        .max();
-    let after_last = last
+    let after_last = cut
+        .last_at
         .and_then(|at| Timestamp::from_millis(at.millis() + 1).ok())
         .unwrap_or(before);
-    let gone_before = stored
+    let gone_before = head
         .pruned_before
         .map_or(after_last, |earlier| earlier.max(after_last));
     tx.execute(
@@ -113,8 +112,46 @@ pub(crate) fn prune(
     .map_err(PgError::from)?;
     tx.commit().map_err(PgError::from)?;
     Ok(Pruned {
-        removed: cut,
+        removed: cut.removed,
         start_seq: seq,
-        remaining: stored.entries.len() - cut,
+        remaining: cut.remaining,
     })
+}
+
+/// The rows read for a prune: the state folded up to the first row at or after `before` (kept
+/// from there as `at_cut`), the last pruned row, and the counts.
+struct Cutting {
+    before: Timestamp,
+    state: State,
+    at_cut: Option<State>,
+    removed: usize,
+    remaining: usize,
+    last_seq: i64,
+    last_at: Option<Timestamp>,
+}
+
+impl read::Rows for Cutting {
+    fn knows(&self, id: ReservationId) -> bool {
+        self.state.reservation(id).is_some()
+    }
+
+    fn settled(&mut self, view: ReservationView) {
+        self.state.add_reservation(view);
+    }
+
+    fn row(&mut self, row: StoredEntry) -> Result<bool, JournalError> {
+        let pruned = self.at_cut.is_none() && row.entry.at.is_some_and(|at| at < self.before);
+        if !pruned && self.at_cut.is_none() {
+            self.at_cut = Some(self.state.clone());
+        }
+        if pruned {
+            self.removed += 1;
+            self.last_seq = row.seq;
+            self.last_at = self.last_at.max(row.entry.at);
+        } else {
+            self.remaining += 1;
+        }
+        self.state.apply(&row.entry);
+        Ok(true)
+    }
 }

@@ -14,6 +14,7 @@ use project_lanes::{Label, LaneState, LaneView, Outcome, Receipt};
 
 use super::start;
 use super::{JournalError, Stored, StoredEntry};
+
 use crate::config::GRACE;
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::{PgConfig, PgError};
@@ -110,22 +111,59 @@ const COLUMNS: &str = "seq, at, actor, op, via, code, project, run, generation, 
 
 /// The journal as it stands: its start and every row, in one snapshot.
 pub(crate) fn read(client: &mut Client, schema: &str) -> Result<Stored, JournalError> {
+    in_snapshot(client, |tx| {
+        let head = head_in(tx, schema)?;
+        let mut all = All {
+            start: head.start.clone(),
+            enqueued: std::collections::HashSet::new(),
+            entries: Vec::new(),
+        };
+        rows_in(tx, schema, &head, &mut all)?;
+        Ok(Stored {
+            start: all.start,
+            start_seq: head.start_seq,
+            pruned_before: head.pruned_before,
+            queues: head.queues,
+            entries: all.entries,
+        })
+    })
+}
+
+/// Runs `read` in one read-only snapshot of the database.
+pub(crate) fn in_snapshot<T>(
+    client: &mut Client,
+    read: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<T, JournalError>,
+) -> Result<T, JournalError> {
     let mut tx = client
         .build_transaction()
         .isolation_level(IsolationLevel::RepeatableRead)
         .read_only(true)
         .start()
         .map_err(PgError::from)?;
-    let stored = read_in(&mut tx, schema)?;
+    let value = read(&mut tx)?;
     tx.commit().map_err(PgError::from)?;
-    Ok(stored)
+    Ok(value)
 }
 
-/// [`read`], inside a transaction the caller holds.
-pub(crate) fn read_in(
+/// Where the journal starts: what was held after its pruned rows, the schema's queues, and a
+/// time every pruned row is before.
+#[derive(Debug, Clone)]
+pub struct Head {
+    /// What the system held before the first row (after the pruned ones).
+    pub start: State,
+    /// The last pruned row's `seq` (0 if never pruned).
+    pub start_seq: i64,
+    /// Every pruned row is before this time (`None` if never pruned).
+    pub pruned_before: Option<Timestamp>,
+    /// The dispatcher's queues in this schema, by name.
+    pub queues: Vec<Label>,
+}
+
+/// The journal's [`Head`], inside a transaction the caller holds.
+pub(crate) fn head_in(
     tx: &mut postgres::Transaction<'_>,
     schema: &str,
-) -> Result<Stored, JournalError> {
+) -> Result<Head, JournalError> {
     let start = tx
         .query_opt(
             &format!(
@@ -167,41 +205,119 @@ pub(crate) fn read_in(
             })
         })
         .collect::<Result<_, _>>()?;
-    let rows = tx
-        .query(
-            &format!("SELECT {COLUMNS} FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq"),
-            &[&start_seq],
-        )
-        .map_err(PgError::from)?;
-    let entries = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
     // A prune by an earlier lanes-pg kept its `--before`, which may lie past rows written after
     // it: the first row kept bounds the pruned ones too (they drew earlier numbers).
-    let first = entries.first().and_then(|e| e.entry.at);
+    let first: Option<SystemTime> = tx
+        .query_opt(
+            &format!("SELECT at FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq LIMIT 1"),
+            &[&start_seq],
+        )
+        .map_err(PgError::from)?
+        .map(|row| row.try_get(0))
+        .transpose()
+        .map_err(PgError::from)?;
+    let first = first.and_then(timestamp);
     let pruned_before = match (pruned_before, first) {
         (Some(before), Some(first)) if before.millis() > first.millis() + 1 => Some(first),
         (before, _) => before,
     };
-    let mut start = start;
-    if start_seq > 0 {
-        add_settled(tx, schema, &mut start, &entries)?;
-    }
-    check_reservations(&start, &entries)?;
-    Ok(Stored {
+    Ok(Head {
         start,
         start_seq,
         pruned_before,
         queues,
-        entries,
     })
 }
 
-/// Adds to a pruned journal's `start` the settled reservations its rows name that no row
-/// enqueued: the start keeps only live ones, and a settled one never changes again, so the
-/// `reservations` table still holds it as it was at the prune.
+/// What takes the journal's rows as they are read, in `seq` order.
+pub(crate) trait Rows {
+    /// Whether reservation `id` is known: held by the start, or enqueued by an earlier row.
+    fn knows(&self, id: ReservationId) -> bool;
+    /// A reservation settled before the journal's first row that a row names (a pruned
+    /// journal's start keeps only what is live; the `reservations` table keeps the rest).
+    fn settled(&mut self, view: ReservationView);
+    /// The next row; `Ok(false)` stops the reading.
+    fn row(&mut self, row: StoredEntry) -> Result<bool, JournalError>;
+}
+
+/// Every row into a list, for a version 2 export.
+struct All {
+    start: State,
+    enqueued: std::collections::HashSet<ReservationId>,
+    entries: Vec<StoredEntry>,
+}
+
+impl Rows for All {
+    fn knows(&self, id: ReservationId) -> bool {
+        self.enqueued.contains(&id) || self.start.reservation(id).is_some()
+    }
+    fn settled(&mut self, view: ReservationView) {
+        self.start.add_reservation(view);
+    }
+    fn row(&mut self, row: StoredEntry) -> Result<bool, JournalError> {
+        if let (Call::Enqueue { .. }, Answer::Reservation(view)) =
+            (&row.entry.call, &row.entry.answer)
+        {
+            self.enqueued.insert(view.id);
+        }
+        self.entries.push(row);
+        Ok(true)
+    }
+}
+
+/// Rows read from the database at a time: what a reading holds of the journal at once.
+const BATCH: i32 = 10_000;
+
+/// Every row after `head`'s start, in `seq` order, a batch at a time, into `rows`. A row that
+/// names a reservation no earlier row enqueued (and that the start or, for a pruned journal,
+/// the `reservations` table does not hold as settled) was not written by this crate, which
+/// journals no call on a reservation that does not exist: it is refused.
+pub(crate) fn rows_in(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    head: &Head,
+    rows: &mut dyn Rows,
+) -> Result<(), JournalError> {
+    let statement = tx
+        .prepare(&format!(
+            "SELECT {COLUMNS} FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq"
+        ))
+        .map_err(PgError::from)?;
+    let portal = tx
+        .bind(&statement, &[&head.start_seq])
+        .map_err(PgError::from)?;
+    loop {
+        let batch = tx.query_portal(&portal, BATCH).map_err(PgError::from)?;
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let entries = batch.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+        if head.start_seq > 0 {
+            add_settled(tx, schema, rows, &entries)?;
+        }
+        for row in entries {
+            if let Some(id) = named_reservation(&row.entry).filter(|id| !rows.knows(*id)) {
+                return Err(JournalError::Corrupt {
+                    seq: row.seq,
+                    message: format!(
+                        "names reservation {id}, which no earlier row enqueued (the library \
+                         journals no call on a reservation that does not exist)"
+                    ),
+                });
+            }
+            if !rows.row(row)? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Gives `rows` the settled reservations these rows name that it does not know and no row of
+/// theirs enqueues, as the `reservations` table holds them: a settled one never changes again.
 fn add_settled(
     tx: &mut postgres::Transaction<'_>,
     schema: &str,
-    start: &mut State,
+    rows: &mut dyn Rows,
     entries: &[StoredEntry],
 ) -> Result<(), JournalError> {
     let enqueued: std::collections::HashSet<ReservationId> = entries
@@ -214,7 +330,7 @@ fn add_settled(
     let mut wanted: Vec<i64> = entries
         .iter()
         .filter_map(|e| named_reservation(&e.entry))
-        .filter(|id| !enqueued.contains(id) && start.reservation(*id).is_none())
+        .filter(|id| !enqueued.contains(id) && !rows.knows(*id))
         .filter_map(|id| i64::try_from(id.number()).ok())
         .collect();
     wanted.sort_unstable();
@@ -222,7 +338,7 @@ fn add_settled(
     if wanted.is_empty() {
         return Ok(());
     }
-    let rows = tx
+    let found = tx
         .query(
             &format!(
                 "SELECT id, queue, project, run, state, outcome FROM {schema}.reservations \
@@ -231,9 +347,8 @@ fn add_settled(
             &[&wanted],
         )
         .map_err(PgError::from)?;
-    for row in &rows {
-        let view = crate::rows::reservation_view(row).map_err(JournalError::Pg)?;
-        start.add_reservation(view);
+    for row in &found {
+        rows.settled(crate::rows::reservation_view(row).map_err(JournalError::Pg)?);
     }
     Ok(())
 }
@@ -251,31 +366,6 @@ fn named_reservation(entry: &Entry) -> Option<ReservationId> {
         (_, Answer::Dispatched(view)) => Some(view.id),
         _ => None,
     }
-}
-
-/// Every row naming a reservation names one enqueued before it (or held by the saved start):
-/// the library journals no call on a reservation that does not exist, so such a row was not
-/// written by it (a record would leave the row out, and a replay would miss it).
-fn check_reservations(start: &State, entries: &[StoredEntry]) -> Result<(), JournalError> {
-    let mut known: std::collections::HashSet<ReservationId> =
-        start.reservations().map(|v| v.id).collect();
-    for e in entries {
-        if let (Call::Enqueue { .. }, Answer::Reservation(view)) = (&e.entry.call, &e.entry.answer)
-        {
-            known.insert(view.id);
-        }
-        let named = named_reservation(&e.entry);
-        if let Some(id) = named.filter(|id| !known.contains(id)) {
-            return Err(JournalError::Corrupt {
-                seq: e.seq,
-                message: format!(
-                    "names reservation {id}, which no earlier row enqueued (the library journals \
-                     no call on a reservation that does not exist)"
-                ),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// One row as an entry, or why it cannot be one.

@@ -138,3 +138,12 @@ pub fn lanes_pg(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// How many rows `schema`'s journal holds.
+pub fn journal_rows(schema: &str) -> i64 {
+    let mut client = postgres::Client::connect(&url(), postgres::NoTls).unwrap();
+    client
+        .query_one(&format!("SELECT count(*) FROM {schema}.lanes_journal"), &[])
+        .unwrap()
+        .get(0)
+}

@@ -59,8 +59,8 @@ pub(super) fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, coun
 }
 
 /// The legend as SVG, for the timeline drawn as a standalone picture (where no CSS box can be
-/// laid out): the same lines as [`legend`] but the current step's (a picture has none), each
-/// state's swatch drawn by [`shape`] exactly as the drawing draws it, the marks as the drawing
+/// laid out): the same lines as `legend` but the current step's (a picture has none), each
+/// state's swatch drawn by `shape` exactly as the drawing draws it, the marks as the drawing
 /// draws them, wrapped to `width` px. Under `parent` from `top` px down; returns its height.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn svg_legend(

@@ -2,6 +2,12 @@
 //! saved after every step (`lanes`, `reservations`) and merges consecutive steps of one state
 //! into [`Segment`]s. It re-runs nothing. A 10,000-step record whose runs hold their lanes for a
 //! while becomes a few hundred segments, not 10,000 cells.
+//!
+//! A version 3 record, gathered (`record::stream::Gather`), has sparse snapshots: a step shows
+//! only the lane and the reservation it concerns, and every other one stays as it was. Its rows
+//! start from the record's start, change only where a step shows them, and the model costs the
+//! steps plus the changes, never steps × rows. A record of more than [`MAX_RESERVATION_ROWS`]
+//! reservations draws no row per reservation (its lanes show who held each project).
 
 use project_lanes::LaneState;
 use project_lanes::dispatch::ReservationState;
@@ -120,8 +126,14 @@ fn extend<'a>(segments: &mut Vec<Segment<'a>>, state: State, run: Option<&'a str
     });
 }
 
+/// Most reservations a version 3 record's timeline gives a row each.
+pub const MAX_RESERVATION_ROWS: usize = 64;
+
 /// Builds the timeline from the snapshots the record saved after each step.
 pub fn timeline(record: &Record) -> Timeline<'_> {
+    if record.version == project_lanes::record::VERSION_3 {
+        return sparse(record);
+    }
     let steps = record.steps.len();
     let mut lanes: Vec<Row> = record
         .projects
@@ -209,6 +221,181 @@ pub fn timeline(record: &Record) -> Timeline<'_> {
         steps,
         groups,
         refused,
+    }
+}
+
+/// A row of a sparse record as it stands: its finished segments, and the state since `from`.
+struct Open<'a> {
+    row: Row<'a>,
+    now: Option<(State, Option<&'a str>, usize)>,
+}
+
+impl<'a> Open<'a> {
+    fn new(row: Row<'a>) -> Open<'a> {
+        Open { row, now: None }
+    }
+
+    /// The row is `state` (held by `run`) from step `at` on.
+    fn set(&mut self, state: State, run: Option<&'a str>, at: usize) {
+        match self.now {
+            Some((s, r, _)) if s == state && r == run => {}
+            Some((s, r, from)) => {
+                if at > from {
+                    self.row.segments.push(Segment {
+                        state: s,
+                        from,
+                        to: at - 1,
+                        run: r,
+                    });
+                }
+                self.now = Some((state, run, at));
+            }
+            None => self.now = Some((state, run, at)),
+        }
+    }
+
+    /// The row, its last state lasting to the last step.
+    fn close(mut self, steps: usize) -> Row<'a> {
+        if let Some((state, run, from)) = self.now
+            && steps > from
+        {
+            self.row.segments.push(Segment {
+                state,
+                from,
+                to: steps - 1,
+                run,
+            });
+        }
+        self.row
+    }
+}
+
+fn lane_state(view: &project_lanes::LaneView) -> State {
+    match view.state {
+        Some(LaneState::Running) => State::Running,
+        Some(LaneState::StopRequested) => State::StopRequested,
+        None => State::Idle,
+    }
+}
+
+/// The timeline of a record whose snapshots are sparse (version 3).
+fn sparse(record: &Record) -> Timeline<'_> {
+    let steps = record.steps.len();
+    let mut lanes: Vec<Open> = record
+        .projects
+        .iter()
+        .map(|project| {
+            let mut open = Open::new(Row {
+                kind: RowKind::Lane,
+                id: project.to_string(),
+                project,
+                queue: None,
+                untouched: false,
+                segments: Vec::new(),
+            });
+            open.set(State::Idle, None, 0);
+            open
+        })
+        .collect();
+    let lane = |lanes: &[Open], project: &str| lanes.iter().position(|o| o.row.project == project);
+    let start = record.start.as_ref();
+    for lease in start.map_or(&[][..], |s| s.leases.as_slice()) {
+        let state = match lease.state {
+            project_lanes::record::StartLeaseState::Running => State::Running,
+            project_lanes::record::StartLeaseState::StopRequested => State::StopRequested,
+            project_lanes::record::StartLeaseState::Released => continue,
+        };
+        if let Some(i) = lane(&lanes, &lease.project) {
+            lanes[i].set(state, Some(&lease.run), 0);
+        }
+    }
+    let count = start.map_or(0, |s| s.reservations.len())
+        + record
+            .steps
+            .iter()
+            .filter(|s| {
+                s.op == project_lanes::record::Op::Enqueue
+                    && !matches!(s.result, StepResult::Error(_))
+            })
+            .count();
+    let rows = count <= MAX_RESERVATION_ROWS;
+    let mut reservations: Vec<Open> = Vec::new();
+    for view in start.map_or(&[][..], |s| s.reservations.as_slice()) {
+        if view.state.holds_lane()
+            && let Some(i) = lane(&lanes, &view.project)
+        {
+            lanes[i].set(State::Running, Some(&view.run), 0);
+        }
+        if rows {
+            let mut open = Open::new(reservation_row(view));
+            open.set(State::Reservation(view.state), None, 0);
+            reservations.push(open);
+        }
+    }
+    let mut refused = Vec::new();
+    for (i, step) in record.steps.iter().enumerate() {
+        if let StepResult::Error(error) = &step.result {
+            refused.push((i, error.code()));
+        }
+        for view in &step.lanes {
+            if let Some(at) = lane(&lanes, &view.project) {
+                lanes[at].set(lane_state(view), view.run.as_deref(), i);
+            }
+        }
+        if !rows {
+            continue;
+        }
+        for view in step.reservations.iter().flatten() {
+            let at = match reservations
+                .iter()
+                .position(|o| o.row.id == view.id.to_string())
+            {
+                Some(at) => at,
+                None => {
+                    reservations.push(Open::new(reservation_row(view)));
+                    reservations.len() - 1
+                }
+            };
+            reservations[at].set(State::Reservation(view.state), None, i);
+        }
+    }
+    let mut groups = vec![Group {
+        queue: None,
+        rows: lanes.into_iter().map(|o| o.close(steps)).collect(),
+    }];
+    for queue in &record.queues {
+        groups.push(Group {
+            queue: Some(queue),
+            rows: Vec::new(),
+        });
+    }
+    for open in reservations {
+        let row = open.close(steps);
+        if let Some(group) = groups
+            .iter_mut()
+            .find(|g| g.queue.is_some() && g.queue == row.queue)
+        {
+            group.rows.push(row);
+        }
+    }
+    if !rows {
+        groups.truncate(1);
+    }
+    Timeline {
+        steps,
+        groups,
+        refused,
+    }
+}
+
+fn reservation_row(view: &project_lanes::dispatch::ReservationView) -> Row<'_> {
+    Row {
+        kind: RowKind::Reservation,
+        id: view.id.to_string(),
+        project: &view.project,
+        queue: Some(&view.queue),
+        untouched: false,
+        segments: Vec::new(),
     }
 }
 

@@ -4,7 +4,6 @@
 
 use std::rc::{Rc, Weak};
 
-use lane_view::error::ViewerError;
 use lane_view::i18n::Lang;
 use lane_view::state::Origin;
 use wasm_bindgen::prelude::*;
@@ -12,7 +11,7 @@ use web_sys::{Element, Event, HtmlInputElement, KeyboardEvent};
 
 use super::{Core, Shared, View};
 use crate::dom::{Listener, as_element, attr, css_string, event_as};
-use crate::entry::{LoadError, Opened};
+use crate::read::Opened;
 use crate::{link, read, timeline};
 
 /// Wraps a handler so a listener can call it through a weak reference (no cycle: the view owns
@@ -192,8 +191,8 @@ fn on_keydown(core: &Core, view: &mut View, event: Event) {
     view.focus_after = view.find(&id);
 }
 
-/// Reads the files of a picker or a drop (each refused from its size before it is read), then
-/// opens them together.
+/// Reads the files of a picker or a drop, a chunk at a time (each refused from its size before
+/// it is read, within the limits of fetched files), then opens them together.
 fn read_files(core: Weak<Core>, files: Option<web_sys::FileList>) {
     let Some(files) = files else { return };
     let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
@@ -203,20 +202,9 @@ fn read_files(core: Weak<Core>, files: Option<web_sys::FileList>) {
     wasm_bindgen_futures::spawn_local(async move {
         let mut opened = Vec::with_capacity(files.len());
         for file in files {
-            let size = file.size();
-            let bytes = if size > project_lanes::record::MAX_RECORD_BYTES as f64 {
-                Err(read::too_large(ViewerError::RecordTooLarge, size as u64))
-            } else {
-                wasm_bindgen_futures::JsFuture::from(file.array_buffer())
-                    .await
-                    .map(|buffer| js_sys::Uint8Array::new(&buffer).to_vec())
-                    .map_err(|_| {
-                        LoadError::new(ViewerError::RecordUnavailable, "the file could not be read")
-                    })
-            };
             opened.push(Opened {
                 name: file.name(),
-                bytes,
+                content: crate::load::read_file(&file).await,
             });
         }
         if let Some(core) = core.upgrade() {

@@ -1,9 +1,11 @@
 //! Small rules the record checks share: text for readers, and the numbering of handles and ids.
 
 use super::super::error::RecordError;
-use super::super::format::{MAX_NAME_CHARS, MAX_TEXT_CHARS, StepResult, Text};
+use crate::op::MAX_NAME_CHARS;
 
-pub(super) fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
+use super::super::format::{MAX_TEXT_CHARS, StepResult, Text};
+
+pub(crate) fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
     for (lang, value) in [("en", &text.en), ("ja", &text.ja)] {
         let chars = value.chars().count();
         if value.trim().is_empty() || chars > MAX_TEXT_CHARS {
@@ -16,7 +18,7 @@ pub(super) fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
     Ok(())
 }
 
-pub(super) fn handle_number(handle: &str) -> Option<usize> {
+pub(crate) fn handle_number(handle: &str) -> Option<usize> {
     let digits = handle.strip_prefix('L')?;
     let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     if !plain || digits.starts_with('0') || digits.len() > 9 {
@@ -32,7 +34,7 @@ pub(super) struct Issued {
     pub(super) reservations: usize,
 }
 
-pub(super) fn issued_list(prefix: char, issued: usize) -> String {
+pub(crate) fn issued_list(prefix: char, issued: usize) -> String {
     match issued {
         0 => "none".into(),
         1 => format!("{prefix}1"),
@@ -56,7 +58,7 @@ pub(super) fn result_kind(result: &StepResult) -> &'static str {
 
 /// An `actor` or a system's name: 1 to [`MAX_NAME_CHARS`] characters, not only spaces, and no
 /// control characters (a name is one line of plain text).
-pub(super) fn check_name(at: &str, name: &str) -> Result<(), RecordError> {
+pub(crate) fn check_name(at: &str, name: &str) -> Result<(), RecordError> {
     let chars = name.chars().count();
     if name.trim().is_empty() || chars > MAX_NAME_CHARS {
         return Err(RecordError::invalid(

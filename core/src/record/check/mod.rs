@@ -13,7 +13,10 @@ use super::format::{
     FORMAT, Header, INDEX_FORMAT, Index, MAX_PROJECTS, MAX_STEPS, Origin, OriginKind, Record,
     VERSION, VERSIONS,
 };
-use common::{Issued, check_name, check_text};
+use common::Issued;
+pub(crate) use common::{check_name, check_text};
+#[cfg(feature = "json")]
+pub(crate) use common::{handle_number, issued_list};
 
 impl Header {
     /// Refuses a file that is not a record of a version this build reads ([`VERSIONS`]).
@@ -46,7 +49,7 @@ impl Header {
 }
 
 impl Index {
-    /// Checks the header, ids (unique), file names (plain `*.json` names, no folders, so a
+    /// Checks the header, ids (unique), file names (plain `*.json` or `*.jsonl` names, no folders, so a
     /// viewer never fetches outside the index's folder) and hashes (64 lowercase hex digits).
     pub fn check(&self) -> Result<(), RecordError> {
         Header {
@@ -65,12 +68,16 @@ impl Index {
                     format!("{} is listed twice", Quoted(&entry.id)),
                 ));
             }
-            let stem = entry.file.strip_suffix(".json").unwrap_or_default();
+            let stem = entry
+                .file
+                .strip_suffix(".json")
+                .or_else(|| entry.file.strip_suffix(".jsonl"))
+                .unwrap_or_default();
             if !crate::is_valid_label(stem) {
                 return Err(RecordError::invalid(
                     at("file"),
                     format!(
-                        "{} is not a plain record file name like `my-record.json`",
+                        "{} is not a plain record file name like `my-record.json` (or `.jsonl`)",
                         Quoted(&entry.file)
                     ),
                 ));
@@ -234,7 +241,7 @@ impl Record {
 
 /// A scenario's origin names nothing more; a journal's names its system, and its window if any
 /// (which must not be empty).
-fn check_origin(origin: &Origin) -> Result<(), RecordError> {
+pub(crate) fn check_origin(origin: &Origin) -> Result<(), RecordError> {
     match (origin.kind, &origin.system) {
         (OriginKind::Journal, Some(system)) => check_name("origin.system", system)?,
         (OriginKind::Journal, None) => {

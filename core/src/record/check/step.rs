@@ -8,7 +8,9 @@ use crate::dispatch::ReservationId;
 use crate::label::Quoted;
 
 use super::super::error::RecordError;
-use super::super::format::{Field, MAX_INPUT_CHARS, Op, Record, Step, StepResult, VERSION};
+use crate::op::{Field, MAX_INPUT_CHARS, Op};
+
+use super::super::format::{Record, Step, StepResult, VERSION};
 use super::common::{Issued, check_name, check_text, handle_number, issued_list, result_kind};
 
 /// Checks step `index` of `record`, counting the leases and reservations it issues.

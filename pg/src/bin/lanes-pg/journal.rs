@@ -5,6 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use project_lanes::journal::ExportError;
 use project_lanes::record::{MAX_RECORD_BYTES, Record, Timestamp};
 use project_lanes_pg::PgConfig;
 use project_lanes_pg::journal::{self as pg_journal, Cut, JournalError, Kind};
@@ -12,23 +13,28 @@ use serde_json::json;
 
 use crate::{Done, Failure, Place, say, say_json, times, write_error};
 
-pub const EXPORT_HELP: &str = "Without --out the record is written to stdout. With --out it is written to FILE only when \
-the whole export succeeded (nothing is written otherwise), and a summary is printed (--json: as JSON).
-A window starts from the state at --since: the record's `start` holds what was held then.
-An empty window, an unknown project, --since not before --until, --since before rows a prune \
-removed, or a record over 16 MiB is an error (exit 1), not an empty or partial record. A record shows direct lane operations or dispatcher operations: when the \
-rows hold both, choose with --kind.
+pub const EXPORT_HELP: &str =
+    "The record is version 3 (JSON lines): direct lane operations and dispatcher operations \
+together, of any length, written as the journal is read. Without --out it is written to stdout; \
+with --out it is written to FILE; either way only once the whole export succeeded (nothing is \
+written otherwise), and with --out a summary is printed (--json: as JSON).
+A window starts from the state at --since: the record's first lines hold what was held then.
+An empty window, an unknown project, --since not before --until, or --since before rows a prune \
+removed is an error (exit 1), not an empty or partial record.
+--format-version 2 writes a version 2 record (one JSON document) for readers that take no other: \
+it shows direct lane operations or dispatcher operations (choose with --kind when the rows hold \
+both), and a window that does not fit its limits (16 MiB, 64 projects, 100,000 steps) is refused.
 Times: RFC 3339 (2026-11-30T10:00:00Z) or a span before now (90s, 15m, 1h, 2d).
 
 examples:
-  lanes-pg export postgresql://ops@db/app lanes --out tonight.json
-  lanes-pg export lanes --since 1h --project docs --project site --out last-hour.json
-  lanes-pg export lanes --since 2026-11-30T10:00:00Z --until 2026-11-30T11:00:00Z --kind dispatcher
-  lane-records replay tonight.json";
+  lanes-pg export postgresql://ops@db/app lanes --out tonight.jsonl
+  lanes-pg export lanes --since 1h --project docs --project site --out last-hour.jsonl
+  lanes-pg export lanes --since 1h --format-version 2 --kind dispatcher --out last-hour.json
+  lane-records replay tonight.jsonl";
 
 pub const AUDIT_HELP: &str =
     "Replays every transition of the journal (from --since on, starting from the state then) on \
-the in-memory core and compares each answer and the state after it. Prints \"all N transitions \
+the in-memory core in one pass, as it is read, and compares each answer. Prints \"all N transitions \
 match\" (exit 0), or the first transition that does not, by its journal number (exit 1), on \
 stdout (--json: as JSON); a mismatch is also the one line on stderr that every failure says. A \
 journal with nothing to check (empty, or nothing from --since on), or --since before rows a \
@@ -63,7 +69,8 @@ pub enum KindArg {
 #[derive(Args)]
 #[command(
     override_usage = "lanes-pg export [URL] SCHEMA [--project P]... [--since T] [--until T]
-       [--kind KIND] [--id ID] [--system NAME] [--out FILE [--json]] [--timeout SECONDS]"
+       [--id ID] [--system NAME] [--format-version VERSION [--kind KIND]]
+       [--out FILE [--json]] [--timeout SECONDS]"
 )]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -80,8 +87,12 @@ pub struct ExportArgs {
     /// Write the record to FILE (default: stdout)
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Lanes or dispatcher (default: the only kind among the transitions)
-    #[arg(long, value_enum)]
+    /// The record format's version: 3 (the default) or 2, for readers that take no other
+    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u32).range(2..=3))]
+    format_version: Option<u32>,
+    /// With --format-version 2: lanes or dispatcher (default: the only kind among the
+    /// transitions)
+    #[arg(long, value_enum, requires = "format_version")]
     kind: Option<KindArg>,
     /// The record's id (default: the schema's name, or "journal")
     #[arg(long, value_name = "ID")]
@@ -139,6 +150,14 @@ pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Don
             "journal".to_owned()
         }
     });
+    let version_2 = args.format_version == Some(2);
+    if args.kind.is_some() && !version_2 {
+        return Err(Failure::Usage(
+            "--kind chooses the kind of a version 2 record (--format-version 2); a version 3 \
+             record holds both"
+                .into(),
+        ));
+    }
     let cut = Cut {
         id,
         system: args.system.clone().unwrap_or_else(|| schema.clone()),
@@ -150,69 +169,124 @@ pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Don
             KindArg::Dispatcher => Kind::Dispatcher,
         }),
     };
-    let stored = pg_journal::read(config).map_err(failed)?;
-    let (kind, record) = stored.export(&cut).map_err(failed)?;
-    let mut bytes = serde_json::to_vec_pretty(&record)
-        .map_err(|e| Failure::Error(format!("cannot write the record as JSON: {e}")))?;
-    bytes.push(b'\n');
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return Err(Failure::Error(format!(
-            "the record would be {} bytes; readers take records of at most {MAX_RECORD_BYTES} \
-             bytes (16 MiB): export a shorter window (--since, --until) or fewer projects \
-             (--project)",
-            bytes.len()
-        )));
-    }
-    let Some(path) = &args.out else {
-        return out.write_all(&bytes).map_err(write_error);
+    let (steps, projects, kind) = if version_2 {
+        let stored = pg_journal::read(config).map_err(failed)?;
+        let (kind, record) = stored.export(&cut).map_err(failed)?;
+        let bytes = version_2_bytes(&record)?;
+        whole(args.out.as_deref(), out, &mut |file| file.write_all(&bytes))?;
+        let projects = record.projects.iter().map(|p| p.to_string()).collect();
+        (record.steps.len() as u64, projects, Some(kind))
+    } else {
+        let mut exported = None;
+        whole(args.out.as_deref(), out, &mut |file| {
+            let written = pg_journal::export(config, &cut, std::io::BufWriter::new(file));
+            match written {
+                Ok(e) => {
+                    exported = Some(e);
+                    Ok(())
+                }
+                Err(e) => Err(std::io::Error::other(Exporting(e))),
+            }
+        })?;
+        let exported = exported.ok_or_else(|| Failure::Error("nothing was exported".into()))?;
+        (exported.steps, exported.projects, None)
     };
-    write_whole(path, &bytes)?;
-    let summary = Summary::of(&record, kind);
+    let Some(path) = &args.out else {
+        return Ok(());
+    };
     if args.json {
         say_json(
             out,
             &json!({
                 "out": path.display().to_string(),
-                "id": record.id.as_str(),
-                "kind": kind.as_str(),
-                "steps": summary.steps,
-                "projects": summary.projects,
-                "since": record.origin.as_ref().and_then(|o| o.since).map(|t| t.to_string()),
-                "until": record.origin.as_ref().and_then(|o| o.until).map(|t| t.to_string()),
+                "id": cut.id,
+                "version": if version_2 { 2 } else { 3 },
+                "kind": kind.map(Kind::as_str),
+                "steps": steps,
+                "projects": projects,
+                "since": cut.since.map(|t| t.to_string()),
+                "until": cut.until.map(|t| t.to_string()),
             }),
         )
     } else {
+        let what = match kind {
+            Some(kind) => format!("{} (version 2)", kind.as_str()),
+            None => "(version 3)".into(),
+        };
         say!(
             out,
-            "wrote {}: {} {} steps of {} project(s)",
+            "wrote {}: {steps} steps {what} of {} project(s)",
             path.display(),
-            summary.steps,
-            kind.as_str(),
-            summary.projects.len()
+            projects.len()
         )
     }
 }
 
-struct Summary {
-    steps: usize,
-    projects: Vec<String>,
+/// A version 2 record as its file holds it, refused over readers' 16 MiB.
+fn version_2_bytes(record: &Record) -> Result<Vec<u8>, Failure> {
+    let mut bytes = serde_json::to_vec_pretty(record)
+        .map_err(|e| Failure::Error(format!("cannot write the record as JSON: {e}")))?;
+    bytes.push(b'\n');
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(Failure::Error(format!(
+            "the record would be {} bytes; version 2 readers take records of at most \
+             {MAX_RECORD_BYTES} bytes (16 MiB): export a shorter window (--since, --until) or \
+             fewer projects (--project), or leave --format-version out for a version 3 record",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
 }
 
-impl Summary {
-    fn of(record: &Record, _kind: Kind) -> Summary {
-        Summary {
-            steps: record.steps.len(),
-            projects: record
-                .projects
-                .iter()
-                .map(|p| p.as_str().to_owned())
-                .collect(),
-        }
+/// An export's own error, carried through the file's writing.
+#[derive(Debug)]
+struct Exporting(JournalError);
+
+impl std::fmt::Display for Exporting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
     }
 }
 
-/// Writes `bytes` to `path` all or nothing: a temporary file beside it, renamed into place.
-fn write_whole(path: &Path, bytes: &[u8]) -> Done {
+impl std::error::Error for Exporting {}
+
+/// Writes what `write` writes to `path`, or to `out` without one, all or nothing: into a
+/// temporary file first, which replaces `path` (or is copied to `out`) only once `write`
+/// succeeded.
+fn whole(
+    path: Option<&Path>,
+    out: &mut impl Write,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Done {
+    let Some(path) = path else {
+        let mut temp = tempfile::tempfile()
+            .map_err(|e| Failure::Error(format!("cannot make a temporary file: {e}")))?;
+        write(&mut temp).map_err(export_error)?;
+        use std::io::Seek;
+        temp.rewind()
+            .and_then(|()| std::io::copy(&mut temp, out))
+            .map_err(write_error)?;
+        return Ok(());
+    };
+    write_whole(path, write)
+}
+
+/// The reason a write failed: an export's own, or the file's.
+fn export_error(e: std::io::Error) -> Failure {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<Exporting>())
+    {
+        Some(Exporting(e)) => Failure::Error(e.to_string()),
+        None => Failure::Error(format!("cannot write the record: {e}")),
+    }
+}
+
+/// Writes to `path` all or nothing: a temporary file beside it, renamed into place.
+fn write_whole(
+    path: &Path,
+    write: &mut dyn FnMut(&mut std::fs::File) -> std::io::Result<()>,
+) -> Done {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -242,48 +316,33 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Done {
             .set_permissions(permissions)
             .map_err(cannot)?;
     }
-    temp.write_all(bytes).map_err(cannot)?;
+    write(temp.as_file_mut()).map_err(|e| match export_error(e) {
+        Failure::Error(m) if m.starts_with("cannot write the record: ") => {
+            Failure::Error(format!("cannot write {}: {}", path.display(), &m[25..]))
+        }
+        other => other,
+    })?;
     temp.as_file().sync_all().map_err(cannot)?;
     temp.persist(path).map_err(|e| cannot(e.error))?;
     Ok(())
 }
 
 pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done {
-    let audited = pg_journal::read(config).and_then(|stored| stored.audit(args.since));
-    let audit = match audited {
+    let audit = match pg_journal::audit(config, args.since) {
         Ok(audit) => audit,
-        // A row this crate could not have written is the audit's verdict too: with `--json`,
-        // said as a mismatch at that row (the reason on standard error as well).
-        Err(e @ JournalError::Corrupt { seq, .. }) if args.json => {
-            let message = e.to_string();
-            say_json(
-                out,
-                &json!({
-                    "transitions": 0,
-                    "match": false,
-                    "first_mismatch": {
-                        "seq": seq,
-                        "op": null,
-                        "actor": null,
-                        "at": null,
-                        "message": message,
-                    },
-                }),
-            )?;
-            return Err(Failure::Error(message));
+        // As an export of an empty window: nothing was checked, so nothing is said to match.
+        Err(JournalError::Export(ExportError::Nothing)) => {
+            return Err(Failure::Error(match args.since {
+                Some(since) => format!(
+                    "no transition of the journal is at or after {since}: there is nothing to \
+                     audit"
+                ),
+                None => "the journal holds no transition: there is nothing to audit".into(),
+            }));
         }
         Err(e) => return Err(failed(e)),
     };
     let n = audit.transitions;
-    if n == 0 && audit.mismatch.is_none() {
-        // As an export of an empty window: nothing was checked, so nothing is said to match.
-        return Err(Failure::Error(match args.since {
-            Some(since) => format!(
-                "no transition of the journal is at or after {since}: there is nothing to audit"
-            ),
-            None => "the journal holds no transition: there is nothing to audit".into(),
-        }));
-    }
     let Some(m) = &audit.mismatch else {
         return match args.json {
             true => say_json(out, &json!({"transitions": n, "match": true})),
@@ -294,11 +353,21 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
     // The verdict on stdout, where scripts read it, and as the one line on stderr that every
     // failure says.
     let at = m.at.map(|t| format!(" at {t}")).unwrap_or_default();
-    let verdict = format!(
-        "transition {} ({} by {}{at}) does not match: {}",
-        m.seq, m.op, m.actor, m.message
-    );
+    let project = m
+        .project
+        .as_ref()
+        .map(|p| format!(" of {p}"))
+        .unwrap_or_default();
+    let verdict = if m.op.is_empty() {
+        format!("journal row {}: {}", m.seq, m.message)
+    } else {
+        format!(
+            "transition {} ({}{project} by {}{at}) does not match: {}",
+            m.seq, m.op, m.actor, m.message
+        )
+    };
     if args.json {
+        let text = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         say_json(
             out,
             &json!({
@@ -306,9 +375,12 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
                 "match": false,
                 "first_mismatch": {
                     "seq": m.seq,
-                    "op": m.op,
-                    "actor": m.actor,
+                    "op": text(&m.op),
+                    "actor": text(&m.actor),
                     "at": m.at.map(|t| t.to_string()),
+                    "project": m.project,
+                    "journaled": m.journaled,
+                    "core": text(&m.core),
                     "message": m.message,
                 },
             }),

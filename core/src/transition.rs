@@ -1,11 +1,12 @@
-//! What a journal holds: one entry per operation a system performed, with what it answered, when
+//! Transitions, as a journal holds them: one entry per operation a system performed, with what it answered, when
 //! (by a clock the caller injects) and who called.
 
 use std::fmt;
 use std::sync::Arc;
 
-use crate::dispatch::types::{DispatchError, ReservationId, ReservationView, Settled};
-use crate::record::{MAX_NAME_CHARS, Nothing, Op, Timestamp};
+use crate::op::{MAX_NAME_CHARS, Nothing, Op};
+use crate::reservation::{DispatchError, ReservationId, ReservationView, Settled};
+use crate::time::Timestamp;
 use crate::{Label, LaneView, Outcome, Receipt};
 
 /// Where a journal's times come from. The core reads no clock of its own: give it one, such as

@@ -90,6 +90,14 @@ impl ReservationState {
         }
     }
 
+    /// Whether a reservation in this state holds its project's lane (dispatched or persisting).
+    pub const fn holds_lane(self) -> bool {
+        matches!(
+            self,
+            ReservationState::Dispatched | ReservationState::Persisting
+        )
+    }
+
     /// Every state, in life order.
     pub const ALL: [ReservationState; 7] = [
         ReservationState::Queued,
@@ -200,7 +208,7 @@ impl<'de> Deserialize<'de> for DispatchError {
     }
 }
 
-/// What [`Dispatcher::dispatch`](super::Dispatcher::dispatch) hands to a worker: run `run` in `project`.
+/// What [`Dispatcher::dispatch`](crate::dispatch::Dispatcher::dispatch) hands to a worker: run `run` in `project`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Job {
@@ -212,7 +220,7 @@ pub struct Job {
     pub run: Label,
 }
 
-/// The final state to save after [`Dispatcher::finish`](super::Dispatcher::finish): who ran what, and how it ended.
+/// The final state to save after [`Dispatcher::finish`](crate::dispatch::Dispatcher::finish): who ran what, and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FinalState {
@@ -226,7 +234,7 @@ pub struct FinalState {
     pub outcome: Outcome,
 }
 
-/// What [`Dispatcher::persisted`](super::Dispatcher::persisted) returns: the reservation's end state and the lane's receipt.
+/// What [`Dispatcher::persisted`](crate::dispatch::Dispatcher::persisted) returns: the reservation's end state and the lane's receipt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settled {

@@ -1,0 +1,573 @@
+//! A journal as a version 3 record, an entry at a time: what a system held when the window
+//! begins becomes the record's start, and every entry after it a step, written (or audited) as
+//! it comes, so a journal of any length goes through in the memory its live state takes.
+//!
+//! A window is cut in journal order: from its first entry at or after `since`, up to (not
+//! including) its first entry at or after `until`; the times of concurrent entries may be a
+//! little out of order, the order is what replays. Entries of projects not asked for are left
+//! out (operations on different projects commute, and a dispatch that handed out a project's
+//! reservation handed out the head of that project's line), and so is a call naming a
+//! reservation that was never enqueued. Leases get handles and reservations ids anew, in the
+//! order the record first holds them: a lease or a settled reservation from before the window
+//! that a step names is declared on a line of its own just before that step.
+//!
+//! The record keeps a step's answer without what its call already fixes (a claim's project and
+//! run, an enqueue's queue, a finish's outcome, …): an entry whose answer breaks that is not one
+//! a system could have written, and is refused ([`ExportError::Inconsistent`]).
+
+use std::collections::HashMap;
+
+use crate::dispatch::{ReservationId, ReservationState, ReservationView};
+use crate::label::Quoted;
+use crate::op::MAX_INPUT_CHARS;
+use crate::record::stream::{Answer as Kept, Head, Item, Step};
+use crate::record::{FORMAT, Input, Origin, OriginKind, StartLease, StartLeaseState, VERSION_3};
+use crate::transition::{Answer, Call, Entry, LeaseKey};
+use crate::{Label, LaneState, LaneView, Outcome};
+
+use super::export::{Export, ExportError, default_title, streamed_summary};
+use super::history::State;
+
+/// Turns a journal's entries, given in order, into the items of a version 3 record.
+///
+/// ```
+/// use project_lanes::journal::{Exporter, Export, State};
+/// use project_lanes::record::stream::Item;
+/// use project_lanes::{Outcome, ProjectLanes};
+///
+/// let lanes = ProjectLanes::new().with_journal(None);
+/// let lease = lanes.claim("docs", "nightly-7")?;
+/// lanes.release(&lease, Outcome::Succeeded)?;
+/// let export = Export::new("tonight", "build farm")?;
+/// let mut exporter = Exporter::new(&export, &[], State::new());
+/// let mut items = Vec::new();
+/// for entry in lanes.take_journal() {
+///     exporter.entry(&entry, &mut |_, item| Ok(items.push(item.clone())))?;
+/// }
+/// exporter.finish(&mut |_, item| Ok(items.push(item.clone())))?;
+/// assert_eq!(items.len(), 3); // two steps, the end
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Exporter {
+    export: Export,
+    queues: Vec<Label>,
+    /// What the system holds, after every entry so far.
+    state: State,
+    /// Entries given so far (an entry's index names it in errors).
+    position: usize,
+    /// The window has begun: the start is out.
+    begun: bool,
+    /// The window is over.
+    over: bool,
+    /// Lease handles by (project, generation).
+    handles: HashMap<(Label, u64), u64>,
+    /// Record ids by the system's ids, and the system's ids in record order.
+    ids: HashMap<ReservationId, ReservationId>,
+    systems: Vec<ReservationId>,
+    actors: HashMap<String, u64>,
+    steps: u64,
+}
+
+/// Where items go: each with the index of the entry it comes from (`None` for the start), or
+/// the reason to stop.
+pub type Out<'a> = dyn FnMut(Option<usize>, &Item) -> Result<(), ExportError> + 'a;
+
+impl Exporter {
+    /// An exporter of what `export` asks for, from a system with `queues` whose journal starts
+    /// from `start`.
+    pub fn new(export: &Export, queues: &[Label], start: State) -> Exporter {
+        Exporter {
+            export: export.clone(),
+            queues: queues.to_vec(),
+            state: start,
+            position: 0,
+            begun: false,
+            over: false,
+            handles: HashMap::new(),
+            ids: HashMap::new(),
+            systems: Vec::new(),
+            actors: HashMap::new(),
+            steps: 0,
+        }
+    }
+
+    /// The record's head: what it is, and where it came from.
+    pub fn head(&self) -> Head {
+        let export = &self.export;
+        Head {
+            format: FORMAT.into(),
+            version: VERSION_3,
+            id: export.id.clone(),
+            title: export
+                .title
+                .clone()
+                .unwrap_or_else(|| default_title(export)),
+            summary: export
+                .summary
+                .clone()
+                .unwrap_or_else(|| streamed_summary(export)),
+            work_executed_here: false,
+            origin: Some(Origin {
+                kind: OriginKind::Journal,
+                system: Some(export.system.clone()),
+                since: export.since,
+                until: export.until,
+            }),
+        }
+    }
+
+    /// The steps written so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// What the system holds after the entries so far (the reservations it knows).
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// A reservation settled before the journal's first entry that a later entry names, from
+    /// the system's own store (a pruned journal's start keeps only what is live).
+    pub fn settled(&mut self, view: ReservationView) {
+        self.state.add_reservation(view);
+    }
+
+    /// The next entry of the journal: before the window, it changes the state the record will
+    /// start from; in it, it becomes a step (or is left out); after it, it is ignored.
+    pub fn entry(&mut self, entry: &Entry, out: &mut Out<'_>) -> Result<(), ExportError> {
+        let index = self.position;
+        self.position += 1;
+        if self.over {
+            return Ok(());
+        }
+        let timed = |at: Option<crate::record::Timestamp>| at.ok_or(ExportError::NoTimes);
+        if !self.begun {
+            if let Some(since) = self.export.since
+                && timed(entry.at)? < since
+            {
+                self.state.apply(entry);
+                return Ok(());
+            }
+            self.begin(out)?;
+        }
+        if let Some(until) = self.export.until
+            && timed(entry.at)? >= until
+        {
+            self.over = true;
+            return Ok(());
+        }
+        let project = self.state.project_of(entry).map(str::to_owned);
+        let names_unknown = matches!(
+            entry.call,
+            Call::Finish { .. } | Call::Persist { .. } | Call::Cancel { .. } | Call::Resolve { .. }
+        ) && project.is_none();
+        let selected = &self.export.projects;
+        let keep = !names_unknown
+            && (selected.is_empty()
+                || project
+                    .as_deref()
+                    .is_some_and(|p| selected.iter().any(|s| s == p)));
+        if keep {
+            let step =
+                self.step(entry, index, out)
+                    .map_err(|message| ExportError::Inconsistent {
+                        entry: index,
+                        message,
+                    })?;
+            self.steps += 1;
+            out(Some(index), &Item::Step(step, None))?;
+        }
+        self.state.apply(entry);
+        Ok(())
+    }
+
+    /// The end of the journal: the end line, or [`ExportError::Nothing`] if no step was kept.
+    pub fn finish(mut self, out: &mut Out<'_>) -> Result<u64, ExportError> {
+        if !self.begun {
+            self.begin(out)?;
+        }
+        if self.steps == 0 {
+            return Err(ExportError::Nothing);
+        }
+        let steps = self.steps;
+        out(None, &Item::End(crate::record::stream::End { steps }))?;
+        Ok(steps)
+    }
+
+    /// The start: the queues, the leases held and the reservations live when the window
+    /// begins (of the projects asked for).
+    fn begin(&mut self, out: &mut Out<'_>) -> Result<(), ExportError> {
+        self.begun = true;
+        for queue in &self.queues {
+            out(None, &Item::Queue(queue.clone()))?;
+        }
+        let selected = self.export.projects.clone();
+        let shown = |p: &Label| selected.is_empty() || selected.contains(p);
+        let held: Vec<(LeaseKey, bool)> = self
+            .state
+            .leases()
+            .filter(|(key, _)| shown(&key.project))
+            .map(|(key, stop)| (key.clone(), stop))
+            .collect();
+        for (key, stop) in held {
+            let state = if stop {
+                StartLeaseState::StopRequested
+            } else {
+                StartLeaseState::Running
+            };
+            let lease = self.issue_lease(&key, state);
+            out(None, &Item::Lease(lease))?;
+        }
+        let live: Vec<ReservationView> = self
+            .state
+            .reservations()
+            .filter(|v| !settled(v.state) && shown(&v.project))
+            .cloned()
+            .collect();
+        for view in live {
+            let view = self.issue_id(&view);
+            out(None, &Item::Reservation(view))?;
+        }
+        Ok(())
+    }
+
+    fn issue_lease(&mut self, key: &LeaseKey, state: StartLeaseState) -> StartLease {
+        let handle = self.handles.len() as u64 + 1;
+        self.handles
+            .insert((key.project.clone(), key.generation), handle);
+        StartLease {
+            handle: format!("L{handle}"),
+            project: key.project.clone(),
+            run: key.run.clone(),
+            state,
+        }
+    }
+
+    fn issue_id(&mut self, view: &ReservationView) -> ReservationView {
+        let id = ReservationId::from_number(self.ids.len() as u64 + 1)
+            .unwrap_or_else(|| unreachable!("numbers start at 1"));
+        self.ids.insert(view.id, id);
+        self.systems.push(view.id);
+        ReservationView { id, ..view.clone() }
+    }
+
+    /// The system's id of the record's reservation `record`.
+    pub fn system_id(&self, record: ReservationId) -> Option<ReservationId> {
+        let index = usize::try_from(record.number()).ok()?.checked_sub(1)?;
+        self.systems.get(index).copied()
+    }
+
+    /// The handle of `lease`: issued by the start or a claim, or declared now as one released
+    /// before the window.
+    fn handle(
+        &mut self,
+        lease: &LeaseKey,
+        index: usize,
+        out: &mut Out<'_>,
+    ) -> Result<String, String> {
+        if let Some(handle) = self.handles.get(&(lease.project.clone(), lease.generation)) {
+            return Ok(format!("L{handle}"));
+        }
+        let declared = self.issue_lease(lease, StartLeaseState::Released);
+        let handle = declared.handle.clone();
+        out(Some(index), &Item::Lease(declared)).map_err(|e| e.to_string())?;
+        Ok(handle)
+    }
+
+    /// The record id of the system's reservation `system`: issued by the start or an enqueue,
+    /// or declared now as one settled before the window.
+    fn id(
+        &mut self,
+        system: ReservationId,
+        index: usize,
+        out: &mut Out<'_>,
+    ) -> Result<ReservationId, String> {
+        if let Some(id) = self.ids.get(&system) {
+            return Ok(*id);
+        }
+        match self.state.reservation(system).cloned() {
+            Some(view) if settled(view.state) => {
+                let declared = self.issue_id(&view);
+                let id = declared.id;
+                out(Some(index), &Item::Reservation(declared)).map_err(|e| e.to_string())?;
+                Ok(id)
+            }
+            _ => Err(format!(
+                "names reservation {system}, which no entry enqueued"
+            )),
+        }
+    }
+
+    fn step(&mut self, entry: &Entry, index: usize, out: &mut Out<'_>) -> Result<Step, String> {
+        let by = match &entry.actor {
+            Some(actor) => Some(match self.actors.get(actor.as_str()) {
+                Some(id) => *id,
+                None => {
+                    let id = self.actors.len() as u64 + 1;
+                    self.actors.insert(actor.as_str().to_owned(), id);
+                    let item = Item::Actor {
+                        id,
+                        name: actor.as_str().to_owned(),
+                    };
+                    out(Some(index), &item).map_err(|e| e.to_string())?;
+                    id
+                }
+            }),
+            None => None,
+        };
+        let text = |s: &str| Some(s.chars().take(MAX_INPUT_CHARS).collect::<String>());
+        let mut input = Input::default();
+        let answer = &entry.answer;
+        let kept = match &entry.call {
+            Call::Claim { project, run } => {
+                input.project = text(project);
+                input.run = text(run);
+                match answer {
+                    Answer::Claimed(key) => {
+                        if key.project.as_str() != project || key.run.as_str() != run {
+                            return Err(format!(
+                                "a claim of {} for {} answered the lease of {} for {}",
+                                Quoted(project),
+                                Quoted(run),
+                                Quoted(&key.project),
+                                Quoted(&key.run)
+                            ));
+                        }
+                        let handle = self.handles.len() as u64 + 1;
+                        self.handles
+                            .insert((key.project.clone(), key.generation), handle);
+                        Kept::Ok
+                    }
+                    other => refused_or(other, "claim")?,
+                }
+            }
+            Call::RequestStop { lease } => {
+                input.lease = Some(self.handle(lease, index, out)?);
+                match answer {
+                    Answer::View(view) => {
+                        let expected =
+                            LaneView::held(&lease.project, &lease.run, LaneState::StopRequested);
+                        if *view != expected {
+                            return Err(format!(
+                                "a stop request answered the lane {view:?}, not its lease's \
+                                 lane with the stop requested"
+                            ));
+                        }
+                        Kept::Ok
+                    }
+                    other => refused_or(other, "request_stop")?,
+                }
+            }
+            Call::Release { lease, outcome } => {
+                input.lease = Some(self.handle(lease, index, out)?);
+                input.outcome = text(outcome.as_str());
+                match answer {
+                    Answer::Receipt(receipt) => {
+                        if receipt.project != lease.project
+                            || receipt.run != lease.run
+                            || receipt.outcome != *outcome
+                            || receipt.work_executed_here
+                        {
+                            return Err(format!(
+                                "a release answered a receipt of another lease or outcome: \
+                                 {receipt:?}"
+                            ));
+                        }
+                        Kept::Released {
+                            stop_requested: receipt.stop_requested,
+                        }
+                    }
+                    other => refused_or(other, "release")?,
+                }
+            }
+            Call::Enqueue {
+                queue,
+                project,
+                run,
+            } => {
+                input.queue = text(queue);
+                input.project = text(project);
+                input.run = text(run);
+                match answer {
+                    Answer::Reservation(view) => {
+                        let fits = view.queue.as_str() == queue
+                            && view.project.as_str() == project
+                            && view.run.as_str() == run
+                            && view.state == ReservationState::Queued
+                            && view.outcome.is_none();
+                        if !fits {
+                            return Err(format!(
+                                "an enqueue answered a reservation it did not make: {view:?}"
+                            ));
+                        }
+                        self.issue_id(view);
+                        Kept::Ok
+                    }
+                    other => refused_or(other, "enqueue")?,
+                }
+            }
+            Call::Dispatch { queue } => {
+                input.queue = text(queue);
+                match answer {
+                    Answer::Dispatched(view) => {
+                        if view.queue.as_str() != queue
+                            || view.state != ReservationState::Dispatched
+                        {
+                            return Err(format!(
+                                "a dispatch of {} answered {view:?}",
+                                Quoted(queue)
+                            ));
+                        }
+                        Kept::Dispatched(self.id(view.id, index, out)?)
+                    }
+                    Answer::Nothing(nothing) => Kept::Nothing {
+                        retained: nothing.retained,
+                    },
+                    other => refused_or(other, "dispatch")?,
+                }
+            }
+            Call::Finish {
+                reservation,
+                outcome,
+            } => {
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                input.outcome = text(outcome.as_str());
+                match answer {
+                    Answer::Persisting(view) => {
+                        let fits = view.id == *reservation
+                            && view.state == ReservationState::Persisting
+                            && view.outcome == Some(*outcome);
+                        if !fits {
+                            return Err(format!("a finish answered {view:?}"));
+                        }
+                        Kept::Ok
+                    }
+                    other => refused_or(other, "finish")?,
+                }
+            }
+            Call::Persist { reservation, saved } => {
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                input.saved = Some(*saved);
+                match answer {
+                    Answer::Settled(settled) => {
+                        let unresolved = settled.state == ReservationState::Unresolved;
+                        let fits = settled.reservation == *reservation
+                            && matches!(
+                                settled.state,
+                                ReservationState::Done | ReservationState::Unresolved
+                            )
+                            && unresolved == (settled.receipt.outcome == Outcome::NeedsReview)
+                            && !settled.receipt.work_executed_here;
+                        if !fits {
+                            return Err(format!("a persist answered {settled:?}"));
+                        }
+                        Kept::Settled(settled.state)
+                    }
+                    other => refused_or(other, "persist")?,
+                }
+            }
+            Call::Cancel { reservation } | Call::Resolve { reservation } => {
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                let wanted = if matches!(entry.call, Call::Cancel { .. }) {
+                    ReservationState::Cancelled
+                } else {
+                    ReservationState::Resolved
+                };
+                match answer {
+                    Answer::Reservation(view) => {
+                        if view.id != *reservation || view.state != wanted {
+                            return Err(format!(
+                                "a {} answered {view:?}",
+                                entry.call.op().as_str()
+                            ));
+                        }
+                        Kept::Ok
+                    }
+                    other => refused_or(other, entry.call.op().as_str())?,
+                }
+            }
+        };
+        Ok(Step {
+            op: entry.call.op(),
+            at: entry.at,
+            by,
+            input,
+            answer: kept,
+            note: None,
+        })
+    }
+}
+
+/// A refusal, kept by its code; any other answer does not fit the call `op`.
+fn refused_or(answer: &Answer, op: &str) -> Result<Kept, String> {
+    match answer {
+        Answer::Refused(e) => Ok(Kept::Refused(*e)),
+        other => Err(format!("a {op} cannot answer {other:?}")),
+    }
+}
+
+/// Settled for good: done, cancelled or resolved (nothing changes it any more).
+fn settled(state: ReservationState) -> bool {
+    matches!(
+        state,
+        ReservationState::Done | ReservationState::Cancelled | ReservationState::Resolved
+    )
+}
+
+impl super::history::Journal {
+    /// The entries `export` asks for, as a version 3 record written to `out` as they are cut:
+    /// memory stays what the journal's live state takes, whatever its length. Returns `out`
+    /// and the number of steps written. See [`Exporter`] for how a window is cut.
+    ///
+    /// ```
+    /// use project_lanes::journal::{Export, Journal};
+    /// use project_lanes::record::stream::Reader;
+    /// use project_lanes::{Outcome, ProjectLanes};
+    ///
+    /// let lanes = ProjectLanes::new().with_journal(None);
+    /// let lease = lanes.claim("docs", "nightly-7")?;
+    /// lanes.release(&lease, Outcome::Succeeded)?;
+    /// let mut journal = Journal::lanes();
+    /// journal.extend(lanes.take_journal());
+    /// let (bytes, steps) = journal.write_record(&Export::new("tonight", "build farm")?, Vec::new())?;
+    /// let mut reader = Reader::new();
+    /// reader.feed(&bytes, &mut |_| {})?;
+    /// let verdict = reader.finish(&mut |_| {})?;
+    /// assert_eq!((steps, verdict.steps, verdict.mismatch), (2, 2, None));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write_record<W: std::io::Write>(
+        &self,
+        export: &Export,
+        out: W,
+    ) -> Result<(W, u64), ExportError> {
+        export.check()?;
+        let mut exporter = Exporter::new(export, &self.queues, self.start.clone());
+        let written = |e: std::io::Error| ExportError::Write(e.to_string());
+        let mut writer =
+            crate::record::stream::Writer::new(out, &exporter.head()).map_err(written)?;
+        let mut write = |_: Option<usize>, item: &Item| write_item(&mut writer, item);
+        for entry in &self.entries {
+            exporter.entry(entry, &mut write)?;
+        }
+        let steps = exporter.finish(&mut write)?;
+        let out = writer.end().map_err(written)?;
+        Ok((out, steps))
+    }
+}
+
+/// Writes one item of a record being cut (the end is the writer's own).
+pub fn write_item<W: std::io::Write>(
+    writer: &mut crate::record::stream::Writer<W>,
+    item: &Item,
+) -> Result<(), ExportError> {
+    let written = match item {
+        Item::Queue(queue) => writer.queue(queue),
+        Item::Actor { name, .. } => writer.actor(name).map(|_| ()),
+        Item::Lease(lease) => writer.lease(lease),
+        Item::Reservation(view) => writer.reservation(view),
+        Item::Step(step, _) => writer.step(step),
+        Item::End(_) => Ok(()),
+    };
+    written.map_err(|e| ExportError::Write(e.to_string()))
+}

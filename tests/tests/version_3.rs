@@ -1,0 +1,217 @@
+//! Version 3 records in the viewer: read a chunk at a time as they arrive, checked and replayed
+//! line by line, shown with the same views (timeline, steps, verification), and refused past
+//! the viewer's limit without being read whole. The verdicts on the corpus's version 3 files are
+//! checked with the rest of the corpus (`corpus.rs`).
+
+#![cfg(target_arch = "wasm32")]
+
+use lane_viewer_tests::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+async fn a_version_3_record_arriving_a_chunk_at_a_time_is_shown_and_verified() {
+    // The file is served without a length, in pieces of 1,000 bytes.
+    let m = mount(&[
+        ("src", s("__chunked/corpus/v3-valid.jsonl")),
+        ("lang", s("en")),
+    ])
+    .await;
+    let root = m.root();
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually(|| attr(&panel, "data-verification").as_deref() == Some("verified")).await,
+        "{}",
+        text(&root)
+    );
+    assert_eq!(all(&root, "[data-step]").len(), 18);
+    // Direct claims and queued runs on the same projects, on one timeline.
+    for row in ["docs", "site", "R1", "R2"] {
+        one(&root, &format!("[data-timeline-row=\"{row}\"]"));
+    }
+    let docs: Vec<(String, String)> = all(&root, "[data-timeline-row=\"docs\"] [data-segment]")
+        .iter()
+        .map(|s| {
+            (
+                attr(s, "data-state").unwrap_or_default(),
+                attr(s, "data-from").unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        docs.first(),
+        Some(&("running".to_string(), "0".to_string())),
+        "{docs:?}"
+    );
+    // Each card shows the lane its step concerns, as the record's answers leave it.
+    let claim = one(&root, "[data-step=\"0\"]");
+    assert_eq!(attr(&claim, "data-op").as_deref(), Some("claim"));
+    let lane = one(&claim, "[data-lane=\"docs\"]");
+    assert_eq!(attr(&lane, "data-run").as_deref(), Some("hotfix-1"));
+    let dispatch = one(&root, "[data-step=\"3\"]");
+    let reservation = one(&dispatch, "[data-reservation=\"R2\"]");
+    assert_eq!(
+        attr(&reservation, "data-state").as_deref(),
+        Some("dispatched")
+    );
+    // Its callers and times, as recorded.
+    assert_eq!(attr(&claim, "data-actor").as_deref(), Some("worker-1"));
+    assert_eq!(
+        attr(&claim, "data-at").as_deref(),
+        Some("2026-05-28T20:26:40.000Z")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_version_3_step_the_core_answers_otherwise_is_marked() {
+    let m = mount(&[("src", s("corpus/v3-mismatch.jsonl")), ("lang", s("en"))]).await;
+    let root = m.root();
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually(|| attr(&panel, "data-verification").as_deref() == Some("mismatch")).await,
+        "{}",
+        text(&root)
+    );
+    one(&root, "[data-step=\"4\"][data-mismatch]");
+    assert_eq!(error_codes(&root), ["REPLAY_MISMATCH"]);
+}
+
+#[wasm_bindgen_test]
+async fn a_version_3_record_that_never_ends_stops_being_read_at_the_viewers_limit() {
+    let start = now();
+    let m = mount(&[("src", s("__lines/endless.jsonl")), ("lang", s("en"))]).await;
+    let root = m.root();
+    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"]);
+    assert!(text(&root).contains("64 MiB"), "{}", text(&root));
+    // Stopped near 64 MiB, not after gigabytes.
+    assert!(now() - start < 60_000.0);
+}
+
+#[wasm_bindgen_test]
+async fn a_version_3_record_of_2_gb_is_refused_from_its_length_and_first_chunk() {
+    let m = mount(&[
+        ("src", s("__length/2000000000/huge.jsonl")),
+        ("lang", s("en")),
+    ])
+    .await;
+    let root = m.root();
+    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"]);
+    assert!(text(&root).contains("2000000000 bytes"), "{}", text(&root));
+}
+
+#[wasm_bindgen_test]
+async fn a_version_3_record_the_page_holds_as_text_is_read_as_one() {
+    let lines = fetch_text("corpus/v3-valid-window.jsonl").await;
+    let m = mount(&[("src", s("records/busy-project.json")), ("lang", s("ja"))]).await;
+    m.viewer.open_text("window.jsonl", lines);
+    let root = m.root();
+    assert!(
+        eventually(|| attr(&root, "data-lane-viewer").is_some()
+            && maybe(&root, "[role=tabpanel][data-selected-record=\"window\"]").is_some())
+        .await,
+        "{}",
+        text(&root)
+    );
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually(|| attr(&panel, "data-verification").as_deref() == Some("verified")).await,
+        "{}",
+        text(&root)
+    );
+    assert_eq!(all(&root, "[data-step]").len(), 6);
+    // The start's lease is drawn from the first step on.
+    let first = one(&root, "[data-timeline-row=\"docs\"] [data-segment]");
+    assert_eq!(
+        attr(&first, "data-state").as_deref(),
+        Some("stop_requested")
+    );
+}
+
+/// A version 3 record of `pairs` claims and releases of `docs`, each step with a note of a few
+/// kilobytes: over 16 MiB with a few thousand steps.
+fn noted_lines(id: &str, pairs: usize) -> String {
+    let en = "n".repeat(2_000);
+    let ja = "あ".repeat(2_000);
+    let note = format!(r#""note":{{"en":"{en}","ja":"{ja}"}}"#);
+    let mut text = format!(
+        "{{\"format\":\"project-lanes/record\",\"version\":3,\"id\":\"{id}\",\"title\":{{\"en\":\"Noted\",\"ja\":\"注記つき\"}},\"summary\":{{\"en\":\"Claims and releases with long notes.\",\"ja\":\"長い注記つきの取得と解放です。\"}},\"work_executed_here\":false}}\n"
+    );
+    for i in 1..=pairs {
+        text.push_str(&format!(
+            "{{\"op\":\"claim\",\"project\":\"docs\",\"run\":\"r{i}\",\"result\":\"ok\",{note}}}\n"
+        ));
+        text.push_str(&format!(
+            "{{\"op\":\"release\",\"lease\":\"L{i}\",\"outcome\":\"succeeded\",\"result\":\"ok\",{note}}}\n"
+        ));
+    }
+    text.push_str(&format!("{{\"end\":{{\"steps\":{}}}}}\n", 2 * pairs));
+    text
+}
+
+#[wasm_bindgen_test]
+async fn a_dropped_version_3_record_over_16_mib_is_read_a_chunk_at_a_time_and_verified() {
+    let lines = noted_lines("noted", 1_200);
+    assert!(lines.len() > 16 * 1024 * 1024, "{} bytes", lines.len());
+    let m = mount(&[("src", s("records/busy-project.json")), ("lang", s("en"))]).await;
+    let root = m.root();
+    drop_files(&root, vec!["noted.jsonl".into()], vec![s(&lines)]);
+    assert!(
+        eventually_within(60_000, || m.viewer.selected().as_deref() == Some("noted")).await,
+        "{}",
+        text(&root)
+    );
+    let panel = one(&root, "[role=tabpanel]");
+    assert!(
+        eventually_within(60_000, || attr(&panel, "data-verification").as_deref()
+            == Some("verified"))
+        .await,
+        "{}",
+        text(&root)
+    );
+    assert_eq!(error_codes(&root), Vec::<String>::new());
+}
+
+#[wasm_bindgen_test]
+async fn an_opened_index_checks_the_hash_of_a_version_3_record_opened_with_it() {
+    let lines = fetch_text("corpus/v3-valid-window.jsonl").await;
+    let hash = sha256_hex(lines.as_bytes());
+    let index = |sha256: &str| {
+        format!(
+            r#"{{"format":"project-lanes/index","version":1,"records":[{{"id":"window","file":"window.jsonl","title":{{"en":"Window","ja":"窓"}},"sha256":"{sha256}"}}]}}"#
+        )
+    };
+    for (sha256, verdict) in [
+        (hash.as_str(), None),
+        (&"0".repeat(64)[..], Some("HASH_MISMATCH")),
+    ] {
+        let m = mount(&[("src", s("records/busy-project.json")), ("lang", s("en"))]).await;
+        let root = m.root();
+        drop_files(
+            &root,
+            vec!["index.json".into(), "window.jsonl".into()],
+            vec![s(&index(sha256)), s(&lines)],
+        );
+        let selector = "[role=tab][data-opened-file=\"window.jsonl\"]";
+        assert!(
+            eventually_within(10_000, || maybe(&root, selector).is_some()).await,
+            "{}",
+            text(&root)
+        );
+        let tab = one(&root, selector);
+        assert_eq!(
+            attr(&tab, "data-tab-error").as_deref(),
+            verdict,
+            "{}",
+            text(&root)
+        );
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
