@@ -77,3 +77,8 @@ pub use view::{LaneState, LaneView, Receipt};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The crate's own README (its page on crates.io), run as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

@@ -1,7 +1,7 @@
 //! One chapter's markdown, with its ```` ```lanes ```` blocks and `{{#lanes PATH}}` directives
 //! replaced by `<lane-viewer>` elements. A block holds a scenario (the TOML `lane-records run`
 //! reads) and is run on the core here, at build time; a directive names a record file, relative
-//! to the chapter. Each element holds the record's static picture (`lane_view::still::fragment`,
+//! to the chapter. Each element holds the record's static picture (`project_lanes_view::still::fragment`,
 //! readable before and without the wasm) and the record itself as inline JSON.
 //!
 //! Directives inside code (fenced, indented or inline) are left as written, so a chapter can show
@@ -13,8 +13,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use lane_records::scenario::Scenario;
-use lane_view::i18n::Lang;
 use project_lanes::record::Record;
+use project_lanes_view::i18n::Lang;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 
 /// The fence info word of a scenario block.

@@ -5,8 +5,10 @@
 //!
 //! The script is `lane-viewer.standalone.js`, the classic-script build with the wasm inside:
 //! mdBook loads `additional-js` with plain `<script src>` tags, and a book opened from a folder
-//! (`file://`) cannot fetch wasm or import modules.
+//! (`file://`) cannot fetch wasm or import modules. The packaged crate carries both files
+//! ([`Viewer::carried`]); `--assets DIR` takes them from a folder instead.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
@@ -28,8 +30,53 @@ pub struct Report {
     pub changes: Vec<String>,
 }
 
-/// Copies the assets from `assets` into `book` and updates its `book.toml`.
-pub fn install(book: &Path, assets: &Path) -> Result<Report, String> {
+/// The two files `install` copies, as bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Viewer {
+    /// `lane-viewer.standalone.js`.
+    pub script: Cow<'static, [u8]>,
+    /// `viewer.css`.
+    pub stylesheet: Cow<'static, [u8]>,
+}
+
+impl Viewer {
+    /// The viewer this build of mdbook-lanes carries: the packaged crate's `viewer/` folder,
+    /// which `cargo xtask dist` fills from the viewer this version builds. `None` in a build
+    /// from a clone before `cargo xtask dist`.
+    pub fn carried() -> Option<Viewer> {
+        #[cfg(carried_viewer)]
+        return Some(Viewer {
+            script: Cow::Borrowed(include_bytes!("../viewer/lane-viewer.standalone.js")),
+            stylesheet: Cow::Borrowed(include_bytes!("../viewer/viewer.css")),
+        });
+        #[cfg(not(carried_viewer))]
+        None
+    }
+
+    /// The two files in `dir` (`--assets DIR`, such as the viewer's dist folder).
+    pub fn from_dir(dir: &Path) -> Result<Viewer, String> {
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).map_err(|e| {
+                format!(
+                    "{} has no {name} ({e}): pass --assets DIR, a folder holding {SCRIPT} and \
+                     {STYLESHEET} (such as the dist folder `cargo xtask dist` writes)",
+                    dir.display()
+                )
+            })
+        };
+        Ok(Viewer {
+            script: Cow::Owned(read(SCRIPT)?),
+            stylesheet: Cow::Owned(read(STYLESHEET)?),
+        })
+    }
+}
+
+/// Why there is no viewer to install when none was named: this build carries none.
+pub const NOT_CARRIED: &str = "this mdbook-lanes carries no viewer (it was built from a clone \
+    before `cargo xtask dist`): run `cargo xtask dist` and build it again, or pass --assets DIR";
+
+/// Copies `viewer` into `book` and updates its `book.toml`.
+pub fn install(book: &Path, viewer: &Viewer) -> Result<Report, String> {
     let manifest = book.join("book.toml");
     let text = std::fs::read_to_string(&manifest).map_err(|e| {
         format!(
@@ -41,23 +88,14 @@ pub fn install(book: &Path, assets: &Path) -> Result<Report, String> {
     let mut doc: DocumentMut = text
         .parse()
         .map_err(|e| format!("{} is not valid TOML: {e}", manifest.display()))?;
-    for name in [SCRIPT, STYLESHEET] {
-        if !assets.join(name).is_file() {
-            return Err(format!(
-                "{} has no {name}: run `cargo xtask dist` first, or pass --assets DIR (a folder \
-                 holding {SCRIPT} and {STYLESHEET}, such as the viewer's dist folder)",
-                assets.display()
-            ));
-        }
-    }
     let mut report = Report::default();
     update(&mut doc, &mut report.changes).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let into = book.join(ASSET_DIR);
     std::fs::create_dir_all(&into).map_err(|e| format!("cannot create {}: {e}", into.display()))?;
-    for name in [SCRIPT, STYLESHEET] {
+    for (name, bytes) in [(SCRIPT, &viewer.script), (STYLESHEET, &viewer.stylesheet)] {
         let to = into.join(name);
-        std::fs::copy(assets.join(name), &to)
-            .map_err(|e| format!("cannot copy {name} to {}: {e}", to.display()))?;
+        std::fs::write(&to, bytes)
+            .map_err(|e| format!("cannot write {name} to {}: {e}", to.display()))?;
         report.copied.push(to);
     }
     if !report.changes.is_empty() {

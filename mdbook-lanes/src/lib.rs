@@ -14,11 +14,11 @@
 pub mod embed;
 pub mod install;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use lane_view::i18n::Lang;
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
+use project_lanes_view::i18n::Lang;
 
 pub use embed::EmbedError;
 
@@ -115,9 +115,4 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book, String> {
         Some(e) => Err(e.to_string()),
         None => Ok(book),
     }
-}
-
-/// Where `cargo xtask dist` writes the assets in this workspace (`target/dist/`).
-pub fn workspace_dist() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dist")
 }

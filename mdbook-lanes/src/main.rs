@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mdbook_lanes::{check_mdbook_version, install, run, supports, workspace_dist};
+use mdbook_lanes::install::{NOT_CARRIED, Viewer};
+use mdbook_lanes::{check_mdbook_version, install, run, supports};
 
 /// An mdBook preprocessor for project-lanes records: ```lanes blocks (scenarios) run on the real
 /// core when the book is built, and {{#lanes path/to/record.json}} embeds a saved record; each
@@ -29,7 +30,7 @@ preprocessors different JSON, so a book built by any other version is refused, s
 Set a book up once with `mdbook-lanes install BOOK_DIR`, then build it with `mdbook build`.
 
 examples:
-  mdbook-lanes install docs
+  mdbook-lanes install path/to/book
   mdbook-lanes install path/to/book --assets target/dist"
 )]
 struct Cli {
@@ -54,15 +55,15 @@ keeping its formatting and comments. Running it again changes nothing in book.to
 the copies.
 
 examples:
-  mdbook-lanes install docs                          (the assets of this workspace's `cargo xtask dist`)
+  mdbook-lanes install path/to/book                  (the viewer this mdbook-lanes carries)
   mdbook-lanes install path/to/book --assets DIR     (a folder holding the two files)"
     )]
     Install {
         /// The book's folder, the one holding book.toml
         #[arg(value_name = "BOOK_DIR")]
         book: PathBuf,
-        /// Where lane-viewer.standalone.js and viewer.css are (default: this workspace's
-        /// target/dist, written by `cargo xtask dist`)
+        /// A folder holding lane-viewer.standalone.js and viewer.css to copy instead of the
+        /// viewer this mdbook-lanes carries
         #[arg(long, value_name = "DIR")]
         assets: Option<PathBuf>,
     },
@@ -78,9 +79,12 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             };
         }
-        Some(Command::Install { book, assets }) => {
-            install_into(&book, assets.unwrap_or_else(workspace_dist))
-        }
+        Some(Command::Install { book, assets }) => match assets {
+            Some(dir) => Viewer::from_dir(&dir).and_then(|viewer| install_into(&book, &viewer)),
+            None => Viewer::carried()
+                .ok_or_else(|| NOT_CARRIED.to_string())
+                .and_then(|viewer| install_into(&book, &viewer)),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,8 +112,8 @@ fn preprocess() -> Result<(), String> {
         .map_err(|e| format!("cannot write the book: {e}"))
 }
 
-fn install_into(book: &std::path::Path, assets: PathBuf) -> Result<(), String> {
-    let report = install::install(book, &assets)?;
+fn install_into(book: &std::path::Path, viewer: &Viewer) -> Result<(), String> {
+    let report = install::install(book, viewer)?;
     for file in &report.copied {
         println!("copied {}", file.display());
     }

@@ -442,3 +442,38 @@ fn an_mdbook_other_than_0_5_is_refused_with_the_versions_mdbook_lanes_supports()
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn install_without_assets_copies_the_viewer_this_build_carries_or_says_how_to_get_one() {
+    let dir = book();
+    std::fs::write(dir.path().join("book.toml"), "[book]\n").unwrap();
+    let out = Command::cargo_bin("mdbook-lanes")
+        .unwrap()
+        .arg("install")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    match mdbook_lanes::install::Viewer::carried() {
+        Some(viewer) => {
+            assert!(out.status.success(), "{err}");
+            let lanes = dir.path().join("lanes");
+            let script = std::fs::read(lanes.join("lane-viewer.standalone.js")).unwrap();
+            let stylesheet = std::fs::read(lanes.join("viewer.css")).unwrap();
+            assert_eq!(script, viewer.script.as_ref());
+            assert_eq!(stylesheet, viewer.stylesheet.as_ref());
+            assert!(String::from_utf8_lossy(&script).contains("customElements.define"));
+        }
+        None => {
+            assert_eq!(out.status.code(), Some(1), "{err}");
+            assert!(
+                err.contains("carries no viewer") && err.contains("cargo xtask dist"),
+                "{err}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("book.toml")).unwrap(),
+                "[book]\n"
+            );
+        }
+    }
+}

@@ -79,3 +79,8 @@ pub use error::PgError;
 pub use lanes::{PgLanes, PgLease};
 pub use queues::{Dispatched, PgDispatcher};
 pub use recover::{Marked, Orphan, Recovery};
+
+/// The crate's README (its page on crates.io), compiled as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

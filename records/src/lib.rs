@@ -548,7 +548,7 @@ pub fn replay_file(path: &Path) -> ReplayReport {
 }
 
 /// [`replay_file`], and for a file read as a record, what replay does not check and the steps
-/// whose times stand out ([`lane_view::recorded`], the viewer's notes for the same file), in
+/// whose times stand out ([`project_lanes_view::recorded`], the viewer's notes for the same file), in
 /// English: one line each, none for a record without times, callers or a window.
 ///
 /// A version 3 record larger than `limit` bytes is refused (`RECORD_TOO_LARGE`), as the
@@ -566,8 +566,9 @@ pub fn replay_file_noting(path: &Path, limit: u64) -> (ReplayReport, Vec<String>
     match parse_record(&bytes) {
         Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
         Ok(record) => {
-            let notes = lane_view::recorded::notes(&record);
-            let lines = lane_view::recorded::sentences(lane_view::i18n::Lang::En, &notes);
+            let notes = project_lanes_view::recorded::notes(&record);
+            let lines =
+                project_lanes_view::recorded::sentences(project_lanes_view::i18n::Lang::En, &notes);
             let report = match replay(&record) {
                 Ok(()) => ReplayReport::Matched(record.steps.len()),
                 Err(mismatch) => ReplayReport::Mismatch(mismatch),
@@ -618,10 +619,12 @@ impl<R: Read> Read for Tee<'_, R> {
 
 /// A version 3 record's verdict and notes, read a chunk at a time.
 fn replay_lines(first: &[u8], rest: &mut impl Read, limit: u64) -> (ReplayReport, Vec<String>) {
-    let mut noting: Option<lane_view::recorded::Noting> = None;
+    let mut noting: Option<project_lanes_view::recorded::Noting> = None;
     let mut seen = |seen: stream::Seen<'_>| match seen {
         stream::Seen::Head(head) => {
-            noting = Some(lane_view::recorded::Noting::new(head.origin.as_ref()))
+            noting = Some(project_lanes_view::recorded::Noting::new(
+                head.origin.as_ref(),
+            ))
         }
         stream::Seen::Item {
             item: stream::Item::Step(step, _),
@@ -635,7 +638,7 @@ fn replay_lines(first: &[u8], rest: &mut impl Read, limit: u64) -> (ReplayReport
     };
     let verdict = read_lines(first, rest, limit, &mut seen);
     let lines = noting.map_or_else(Vec::new, |n| {
-        lane_view::recorded::sentences(lane_view::i18n::Lang::En, &n.notes())
+        project_lanes_view::recorded::sentences(project_lanes_view::i18n::Lang::En, &n.notes())
     });
     match verdict {
         Err(e) => (ReplayReport::Unreadable(e), Vec::new()),

@@ -9,9 +9,9 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
     INDEX_FILE, ReplayReport, compare, describe_mismatch, describe_step_mismatch, generate,
-    index_dir, records_dir, replay_file_noting, run_scenarios, write_files,
+    index_dir, records_dir, replay_file_noting, run_scenarios, scenarios_dir, write_files,
 };
-use lane_view::i18n::Lang;
+use project_lanes_view::i18n::Lang;
 
 /// Records of project lanes, made by running scenarios on the real core.
 ///
@@ -171,6 +171,13 @@ macro_rules! say {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command.is_none() && !scenarios_dir().is_dir() {
+        return fail(
+            "with no command, lane-records regenerates the example records of a clone of \
+             project-lanes (records/scenarios/), and this copy has none: run your own with \
+             `lane-records run FILE... --out DIR` (see --help)",
+        );
+    }
     match cli.command {
         None if cli.check => check(&records_dir()),
         None => write_bundled(cli.out.as_deref().unwrap_or(&records_dir())),

@@ -1,5 +1,5 @@
 //! `lane-records render`: each record's static picture, drawn by the viewer's own code
-//! (`lane_view::still`): an HTML fragment (`<id>.html`), the timeline alone as a standalone SVG
+//! (`project_lanes_view::still`): an HTML fragment (`<id>.html`), the timeline alone as a standalone SVG
 //! file (`<id>.svg`), and the whole `<lane-viewer>` element, the picture with the record inside
 //! ([`element`], which `mdbook-lanes` writes too). Every record is read, checked and replayed on
 //! the core first; a record that fails any of it is reported with its file (and line and
@@ -8,14 +8,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use lane_view::i18n::Lang;
-use lane_view::still;
 use project_lanes::record::Record;
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::still;
 
 use crate::{OutputFile, Problems, open_record};
 
 /// The viewer's stylesheet, inside each standalone SVG (so it follows light and dark).
-pub const VIEWER_CSS: &str = include_str!("../../www/viewer.css");
+pub const VIEWER_CSS: &str = project_lanes_view::STYLESHEET;
 
 /// What to write, and where.
 pub struct Outputs<'a> {
@@ -120,7 +120,7 @@ pub fn elements(files: &[PathBuf], lang: Lang) -> Result<Vec<OutputFile>, Proble
 }
 
 /// The `<lane-viewer>` element for `record`, whose file's bytes are `json`: its static picture
-/// (`lane_view::still::fragment`, ids prefixed with `prefix`), then the record inline, made safe
+/// (`project_lanes_view::still::fragment`, ids prefixed with `prefix`), then the record inline, made safe
 /// by [`inline_json`]. No blank line inside, so markdown keeps it as one HTML block. The one way
 /// a record is put inside a page: `lane-records render --element` and `mdbook-lanes` write it.
 pub fn element(record: &Record, json: &[u8], lang: Lang, prefix: &str) -> String {

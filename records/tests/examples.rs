@@ -379,7 +379,7 @@ fn the_workspace_crates_the_examples_use_are_found() {
         "project-lanes",
         "project-lanes-runner",
         "project-lanes-pg",
-        "lane-view",
+        "project-lanes-view",
     ] {
         assert!(
             crates

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use lane_records::{read_record, records_dir};
-use lane_view::timeline::timeline;
+use project_lanes_view::timeline::timeline;
 use quick_xml::events::Event;
 use tempfile::TempDir;
 
@@ -282,7 +282,8 @@ fn record_text_never_becomes_markup_in_the_static_picture() {
 fn a_stylesheet_with_markup_characters_still_gives_well_formed_svg() {
     let record = read_record(&records_dir().join("busy-project.json")).unwrap();
     let css = "/* <lane-viewer> & ]]> */ .lane-viewer { color: red; }";
-    let svg = lane_view::still::timeline_svg(&record, lane_view::i18n::Lang::En, css);
+    let svg =
+        project_lanes_view::still::timeline_svg(&record, project_lanes_view::i18n::Lang::En, css);
     assert!(!svg_segments(&svg).is_empty());
 }
 
@@ -842,9 +843,15 @@ fn a_standalone_svg_has_a_legend_of_every_state_it_can_show_and_its_marks() {
     for path in bundled() {
         let record = read_record(&path).unwrap();
         let model = timeline(&record);
-        for lang in [lane_view::i18n::Lang::En, lane_view::i18n::Lang::Ja] {
-            let svg =
-                lane_view::still::timeline_svg(&record, lang, lane_records::render::VIEWER_CSS);
+        for lang in [
+            project_lanes_view::i18n::Lang::En,
+            project_lanes_view::i18n::Lang::Ja,
+        ] {
+            let svg = project_lanes_view::still::timeline_svg(
+                &record,
+                lang,
+                lane_records::render::VIEWER_CSS,
+            );
             let all = nodes(&svg);
             let keys: Vec<&str> = all
                 .iter()
@@ -878,7 +885,8 @@ fn a_standalone_svg_has_a_legend_of_every_state_it_can_show_and_its_marks() {
                 );
             }
             let words = |msg: &str| all.iter().any(|n| n.name == "text" && n.text == msg);
-            let refused = lane_view::i18n::text(lang, lane_view::i18n::TlMsg::RefusedMark);
+            let refused =
+                project_lanes_view::i18n::text(lang, project_lanes_view::i18n::TlMsg::RefusedMark);
             assert_eq!(words(refused), !model.refused.is_empty(), "{}", record.id);
         }
     }

@@ -234,9 +234,9 @@ fn the_replay_command_says_times_are_unchecked_and_names_the_steps_whose_times_s
     );
     // The viewer's words for the same bytes.
     let read = parse_record(&std::fs::read(&path).unwrap()).unwrap();
-    let notes = lane_view::recorded::sentences(
-        lane_view::i18n::Lang::En,
-        &lane_view::recorded::notes(&read),
+    let notes = project_lanes_view::recorded::sentences(
+        project_lanes_view::i18n::Lang::En,
+        &project_lanes_view::recorded::notes(&read),
     );
     assert_eq!(
         lines[1..],

@@ -100,7 +100,7 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
         .current_dir(clone.path())
         .env("PATH", path)
         .env("LANE_RECORDS", env!("CARGO_BIN_EXE_lane-records"))
-        .env("VIEWER_CSS", workspace().join("www/viewer.css"))
+        .env("VIEWER_CSS", workspace().join("view/viewer.css"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -1,4 +1,4 @@
-//! # lane-view
+//! # project-lanes-view
 //!
 //! What the record viewer shows, apart from any browser: it compiles natively and to wasm, and
 //! depends on the core alone (no `web-sys`, no `wasm-bindgen`). The viewer (`lane-viewer`, in
@@ -23,28 +23,28 @@
 //! A record's timeline as HTML markup, as the README shows it:
 //!
 //! ```
-//! use lane_view::i18n::Lang;
-//! use lane_view::tree::{ROOT, Tree, html};
+//! use project_lanes_view::i18n::Lang;
+//! use project_lanes_view::tree::{ROOT, Tree, html};
 //!
 //! let record: project_lanes::record::Record =
 //!     serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();
 //! let mut tree = Tree::new();
-//! lane_view::timeline::section(&mut tree, ROOT, Lang::Ja, &record, "doc");
+//! project_lanes_view::timeline::section(&mut tree, ROOT, Lang::Ja, &record, "doc");
 //! let svg_section = html::write(&tree);
 //! assert!(svg_section.starts_with("<section class=\"lv-timeline\">"));
 //! assert!(svg_section.contains("<svg class=\"lv-tl-svg\""));
-//! let page = lane_view::still::fragment(&record, Lang::En, "doc"); // what `render --html` writes
+//! let page = project_lanes_view::still::fragment(&record, Lang::En, "doc"); // what `render --html` writes
 //! assert!(page.contains("data-step=\"0\""));
 //! ```
 //!
 //! The frame around a record, for instance the language switcher:
 //!
 //! ```
-//! use lane_view::i18n::Lang;
-//! use lane_view::tree::{ROOT, Tree, html};
+//! use project_lanes_view::i18n::Lang;
+//! use project_lanes_view::tree::{ROOT, Tree, html};
 //!
 //! let mut t = Tree::new();
-//! lane_view::frame::languages(&mut t, ROOT, Lang::Ja);
+//! project_lanes_view::frame::languages(&mut t, ROOT, Lang::Ja);
 //! assert!(html::write(&t).starts_with(
 //!     "<button class=\"lv-lang\" type=\"button\" lang=\"en\" data-lang-choice=\"en\" aria-pressed=\"false\">English</button>"
 //! ));
@@ -64,3 +64,7 @@ pub mod still;
 pub mod time;
 pub mod timeline;
 pub mod tree;
+
+/// The viewer's stylesheet (`view/viewer.css`, light and dark): the one file the pages, the
+/// element and the standalone SVG pictures share.
+pub const STYLESHEET: &str = include_str!("../viewer.css");

@@ -14,8 +14,8 @@
 //! same file gets the same notes from both.
 //!
 //! ```
-//! use lane_view::i18n::Lang;
-//! use lane_view::recorded::{notes, sentences};
+//! use project_lanes_view::i18n::Lang;
+//! use project_lanes_view::recorded::{notes, sentences};
 //!
 //! let record: project_lanes::record::Record =
 //!     serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();

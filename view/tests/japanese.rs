@@ -2,7 +2,7 @@
 //! use the glossary's one term per concept (`view/src/i18n/GLOSSARY.md`) and Japanese
 //! punctuation.
 
-use lane_view::i18n::{Lang, every_text};
+use project_lanes_view::i18n::{Lang, every_text};
 
 /// Words that are not the glossary's, and what the glossary says instead.
 const NOT_THE_GLOSSARY: [(&str, &str); 6] = [

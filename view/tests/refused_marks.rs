@@ -2,11 +2,11 @@
 //! at a record's first instant (as PostgreSQL exports often begin) or at its last, alone or
 //! counted with others in one bucket.
 
-use lane_view::i18n::Lang;
-use lane_view::time::Utc;
-use lane_view::timeline::{Axis, section_on};
-use lane_view::tree::{ROOT, Tree, html};
 use project_lanes::record::{Origin, OriginKind, Record, Recorder, Text, Timestamp};
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::time::Utc;
+use project_lanes_view::timeline::{Axis, section_on};
+use project_lanes_view::tree::{ROOT, Tree, html};
 
 fn text(s: &str) -> Text {
     Text {

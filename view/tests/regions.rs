@@ -1,9 +1,9 @@
 //! Every viewer's region, live or static, is named by the record it shows, in its language, so
 //! a page with several viewers has one name per landmark.
 
-use lane_view::frame::region_label;
-use lane_view::i18n::Lang;
 use project_lanes::record::Record;
+use project_lanes_view::frame::region_label;
+use project_lanes_view::i18n::Lang;
 
 fn record(file: &str) -> Record {
     let path = format!("{}/../records/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -17,7 +17,7 @@ fn static_pictures_are_regions_named_by_their_records() {
         let names: Vec<String> = [&busy, &stale]
             .iter()
             .map(|r| {
-                let fragment = lane_view::still::fragment(r, lang, "p");
+                let fragment = project_lanes_view::still::fragment(r, lang, "p");
                 let head = &fragment[..fragment.find('>').unwrap()];
                 assert!(head.contains("role=\"region\""), "{head}");
                 let at = head.find("aria-label=\"").unwrap() + 12;

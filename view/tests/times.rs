@@ -3,13 +3,13 @@
 //! recorded from a running system, and the timeline offers a time axis only when every step has
 //! a time.
 
-use lane_view::i18n::Lang;
-use lane_view::panel;
-use lane_view::steps::{cards, cards_in_zone};
-use lane_view::time::Fixed;
-use lane_view::timeline::{Axis, section, section_on, time_edges};
-use lane_view::tree::{ROOT, Tree, html};
 use project_lanes::record::{Origin, OriginKind, Record, Recorder, Text, Timestamp};
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::panel;
+use project_lanes_view::steps::{cards, cards_in_zone};
+use project_lanes_view::time::Fixed;
+use project_lanes_view::timeline::{Axis, section, section_on, time_edges};
+use project_lanes_view::tree::{ROOT, Tree, html};
 
 fn text(s: &str) -> Text {
     Text {
@@ -223,7 +223,7 @@ fn no_untouched_record() -> Record {
 
 #[test]
 fn a_record_without_an_untouched_project_says_nothing_of_one() {
-    use lane_view::entry::{Entry, Loaded};
+    use project_lanes_view::entry::{Entry, Loaded};
     let record = no_untouched_record();
     assert!(record.untouched_project.is_none());
     for lang in Lang::ALL {
@@ -235,14 +235,14 @@ fn a_record_without_an_untouched_project_says_nothing_of_one() {
             opened: false,
             named_by_file: false,
             hashed: true,
-            content: lane_view::entry::Content::Pending,
+            content: project_lanes_view::entry::Content::Pending,
         };
         let loaded = Loaded::new(record.clone(), ());
         let mut t = Tree::new();
         panel::tail(&mut t, ROOT, lang, &entry, &loaded);
         let mut cards_tree = Tree::new();
         cards(&mut cards_tree, ROOT, lang, &record, (0, 1_000), None);
-        let still = lane_view::still::fragment(&record, lang, "p");
+        let still = project_lanes_view::still::fragment(&record, lang, "p");
         for markup in [html::write(&t), html::write(&cards_tree), still] {
             assert!(!markup.contains("lv-untouched"), "{markup}");
             assert!(!markup.contains("data-untouched-project"), "{markup}");
@@ -252,14 +252,14 @@ fn a_record_without_an_untouched_project_says_nothing_of_one() {
     }
     // A record that names one still says so, once, with its name.
     let record = v1_record();
-    let still = lane_view::still::fragment(&record, Lang::En, "p");
+    let still = project_lanes_view::still::fragment(&record, Lang::En, "p");
     assert!(still.contains("data-untouched-project=\"site\""));
     assert!(still.contains("site is untouched: no step claims it"));
 }
 
 #[test]
 fn replay_says_what_it_checks_and_shows_times_callers_and_the_window_as_recorded() {
-    use lane_view::recorded::{notes, sentences};
+    use project_lanes_view::recorded::{notes, sentences};
     let record = journal_record();
     let n = notes(&record);
     assert!(n.times && n.callers && n.window);
@@ -297,7 +297,7 @@ fn replay_says_what_it_checks_and_shows_times_callers_and_the_window_as_recorded
 
 #[test]
 fn a_time_earlier_than_the_step_before_or_outside_the_window_is_marked_on_its_step() {
-    use lane_view::recorded::{TimeMark, mark, notes, sentences};
+    use project_lanes_view::recorded::{TimeMark, mark, notes, sentences};
     // One step's time set to 2001: earlier than the step before, and before the window.
     let mut record = journal_record();
     record.steps[2].at = at("2001-01-01T00:00:00.000Z");
@@ -390,7 +390,7 @@ fn a_time_earlier_than_the_step_before_or_outside_the_window_is_marked_on_its_st
 
 #[test]
 fn only_the_first_marked_steps_are_named_and_the_rest_counted() {
-    use lane_view::recorded::{NAMED, notes, sentences};
+    use project_lanes_view::recorded::{NAMED, notes, sentences};
     let mut rec = Recorder::new("many", text("t"), text("t"), &["docs", "site"], "site").unwrap();
     for n in 0..1_200u64 {
         // Each step a millisecond before the one before.

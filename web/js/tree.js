@@ -1,4 +1,4 @@
-// Carries out a tree of operations (lane-view's `tree` module) under `root`, in one call.
+// Carries out a tree of operations (project-lanes-view's `tree` module) under `root`, in one call.
 //
 // `ops` holds four numbers per operation: its kind, a node, and two strings by their index in
 // `text` split at U+001F. Node 0 is `root`; every element made gets the next index. The kinds:

@@ -47,10 +47,10 @@ mod tree;
 mod verify;
 mod zone;
 
-/// The catalog (`lane_view::i18n`): every string the viewer shows.
-pub use lane_view::i18n;
+/// The catalog (`project_lanes_view::i18n`): every string the viewer shows.
+pub use project_lanes_view::i18n;
 
-use lane_view::state::Origin;
+use project_lanes_view::state::Origin;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
@@ -275,7 +275,7 @@ fn loaded(
         let link = if follows {
             link::read()
         } else {
-            lane_view::deep_link::Link::default()
+            project_lanes_view::deep_link::Link::default()
         };
         core.change(view, |s| ((), s.loaded(result, record, link)));
     });

@@ -1,9 +1,9 @@
-//! The deep link in the page's address (`lane_view::deep_link` reads and writes its text): read
+//! The deep link in the page's address (`project_lanes_view::deep_link` reads and writes its text): read
 //! from `location.hash` with the page's `decodeURIComponent`, written with
 //! `encodeURIComponent` as a new history entry or in place of the current one.
 
-use lane_view::deep_link::{Link, parse};
-use lane_view::state::Write;
+use project_lanes_view::deep_link::{Link, parse};
+use project_lanes_view::state::Write;
 use wasm_bindgen::prelude::*;
 
 use crate::entry::State;

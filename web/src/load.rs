@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response, Url};
 
-use lane_view::error::ViewerError;
+use project_lanes_view::error::ViewerError;
 
 use crate::entry::{Content, Entry, LoadError};
 use crate::read::{

@@ -13,7 +13,7 @@ use web_sys::{Document, Element};
 use crate::dom::attr;
 use crate::entry::Loaded;
 use crate::render;
-use lane_view::i18n::Lang;
+use project_lanes_view::i18n::Lang;
 
 /// (Record, language) pairs kept at most.
 pub const KEEP: usize = 16;

@@ -12,16 +12,16 @@
 
 use std::rc::Rc;
 
-use lane_view::entry::Verification;
 use project_lanes::record::json::{
     JsonKind, ReadError, is_lines, parse_header, parse_record, without_bom,
 };
 use project_lanes::record::stream::{DEFAULT_MAX_BYTES, Gather, MAX_LINE_BYTES, Reader};
 use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
+use project_lanes_view::entry::Verification;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use lane_view::error::ViewerError;
+use project_lanes_view::error::ViewerError;
 
 use crate::entry::{Content, Entry, LoadError, Loaded};
 

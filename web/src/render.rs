@@ -1,18 +1,18 @@
-//! Putting `lane_view`'s drawings into the page: the panel of the selected record (its head,
+//! Putting `project_lanes_view`'s drawings into the page: the panel of the selected record (its head,
 //! the step bar, the timeline — built, or kept from before —, the steps built in the
 //! background, its tail with the raw JSON as a JavaScript string), a tab, and a fresh
-//! verification line. What is drawn, and every string, is decided in `lane_view`.
+//! verification line. What is drawn, and every string, is decided in `project_lanes_view`.
 
 use std::rc::Rc;
 
-use lane_view::entry::Content;
-use lane_view::error::ViewerError;
-use lane_view::frame::{self, TabIds};
-use lane_view::i18n::Lang;
-use lane_view::panel;
-use lane_view::time::Zone;
-use lane_view::timeline::Axis;
-use lane_view::tree::{ROOT, Tree};
+use project_lanes_view::entry::Content;
+use project_lanes_view::error::ViewerError;
+use project_lanes_view::frame::{self, TabIds};
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::panel;
+use project_lanes_view::time::Zone;
+use project_lanes_view::timeline::Axis;
+use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
 
@@ -101,14 +101,14 @@ pub fn panel(
     panel::queues(&mut t, ROOT, lang, record);
     // The step bar (sticky, above the timeline and the steps it moves through), then the
     // timeline, drawn from the snapshots (or kept from before).
-    lane_view::timeline::bar(&mut t, ROOT, lang, record.steps.len());
+    project_lanes_view::timeline::bar(&mut t, ROOT, lang, record.steps.len());
     if let Some(kept) = timeline(loaded) {
         build(&t, panel);
         panel.append_child(&kept).ok();
         t = Tree::new();
     } else {
         let on = (axis, &Browser as &dyn Zone);
-        lane_view::timeline::section_on(&mut t, ROOT, lang, record, &panel.id(), on);
+        project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, &panel.id(), on);
     }
     let tail = panel::tail(&mut t, ROOT, lang, entry, loaded);
     let built = build(&t, panel);

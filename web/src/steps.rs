@@ -1,13 +1,13 @@
 //! Building the step cards in the page: the first [`FIRST`] elements at once and the rest in
 //! chunks of at least [`CHUNK`] on later tasks (paced: `pace.rs`), each chunk written as
-//! operations only when its turn comes (`lane_view::steps::cards`) and built in one crossing, so
+//! operations only when its turn comes (`project_lanes_view::steps::cards`) and built in one crossing, so
 //! a 100,000-step record is never held whole. A list taken off the page (another record, another
 //! language, a destroyed viewer) stops being built.
 
 use std::rc::Rc;
 
-use lane_view::i18n::Lang;
-use lane_view::tree::{ROOT, Tree};
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
@@ -57,7 +57,7 @@ fn append(list: &Element, lang: Lang, loaded: &Loaded, from: usize, budget: usiz
         .get_attribute("data-mismatch-at")
         .and_then(|n| n.parse().ok());
     let mut tree = Tree::new();
-    let at = lane_view::steps::cards_in_zone(
+    let at = project_lanes_view::steps::cards_in_zone(
         &mut tree,
         ROOT,
         lang,

@@ -1,4 +1,4 @@
-//! The timeline in the page: the section built from `lane_view`'s drawing, the requests that
+//! The timeline in the page: the section built from `project_lanes_view`'s drawing, the requests that
 //! move the current step (clicks on a column or the step buttons, the timeline's keys), and
 //! showing the current step everywhere (the slider's value, the column marker, the step bar's
 //! words, the highlighted card; focus kept in view).
@@ -9,11 +9,11 @@
 //! The app keeps the current step; everything else is read back from the drawn DOM, so a
 //! redraw needs no extra state.
 
-use lane_view::i18n::Lang;
-use lane_view::time::Zone;
-use lane_view::timeline::{Action, Axis, Geometry, WIDTH, detail, position, time_edges};
-use lane_view::tree::{ROOT, Tree, px};
 use project_lanes::record::{Record, Step};
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::time::Zone;
+use project_lanes_view::timeline::{Action, Axis, Geometry, WIDTH, detail, position, time_edges};
+use project_lanes_view::tree::{ROOT, Tree, px};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
 
@@ -36,7 +36,7 @@ pub fn section_on(
 ) -> Element {
     let mut t = Tree::new();
     let on = (axis, &Browser as &dyn Zone);
-    let section = lane_view::timeline::section_on(&mut t, ROOT, lang, record, prefix, on);
+    let section = project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, prefix, on);
     build(&t, &doc.create_document_fragment()).element(section)
 }
 

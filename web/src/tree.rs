@@ -1,7 +1,7 @@
-//! The page's backend of `lane_view::tree`: a [`Tree`] built under an element in one call to
+//! The page's backend of `project_lanes_view::tree`: a [`Tree`] built under an element in one call to
 //! `web/js/tree.js`, which follows the operations' layout (four numbers each, strings by index).
 
-use lane_view::tree::{N, Tree};
+use project_lanes_view::tree::{N, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, Node};
 

@@ -10,7 +10,7 @@ use std::rc::{Rc, Weak};
 
 use project_lanes::record::Replay;
 
-use lane_view::entry::Verification;
+use project_lanes_view::entry::Verification;
 
 use crate::entry::Loaded;
 use crate::pace::Pace;

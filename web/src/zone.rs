@@ -2,7 +2,7 @@
 //! offset from UTC (daylight saving time included), so a step's time reads as the reader's
 //! clock read it.
 
-use lane_view::time::Zone;
+use project_lanes_view::time::Zone;
 
 /// The browser's time zone.
 pub struct Browser;

@@ -38,7 +38,7 @@ pub fn run_chaos(root: &Path, profile: &str, options: &[&str]) -> Result<()> {
             "-p",
             "lanes-chaos",
             "-p",
-            "project-lanes-pg",
+            "lanes-pg",
             "-p",
             "lane-records",
             "--bins",

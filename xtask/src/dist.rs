@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! target/dist/
-//!   index.html embed.html site.css viewer.css   (from www/)
-//!   lane-viewer.js                               (the <lane-viewer> element, an ES module)
+//!   index.html embed.html site.css               (from www/)
+//!   viewer.css                                   (the viewer's stylesheet, view/viewer.css)
+//!   lane-viewer.js element.js                    (the <lane-viewer> element, ES modules, web/js/)
 //!   lane-viewer.standalone.js                    (the same as one classic script, wasm inside)
 //!   offline.html                                 (records inside the page: works from file://)
 //!   pkg/lane_viewer.js pkg/lane_viewer_bg.wasm  (the viewer, built and bound)
@@ -127,8 +128,11 @@ pub fn dist() -> Result<PathBuf> {
     for page in PAGES {
         copy(&root.join("www").join(page), &dist.join(page))?;
     }
+    copy(&root.join("view/viewer.css"), &dist.join("viewer.css"))?;
+    copy_modules(&dist)?;
     step("writing lane-viewer.standalone.js (a classic script, the wasm inside) and offline.html");
     write_standalone(&dist)?;
+    carry_viewer(&dist)?;
     write_offline_page(&root.join("records"), &dist)?;
     copy_records(&root.join("records"), &dist.join("records"))?;
     crate::guide::build(&dist)?;
@@ -138,15 +142,21 @@ pub fn dist() -> Result<PathBuf> {
 }
 
 /// The files of `www/` a site holds.
-pub const PAGES: [&str; 5] = [
-    "index.html",
-    "embed.html",
-    "site.css",
-    "viewer.css",
-    "lane-viewer.js",
-];
+pub const PAGES: [&str; 3] = ["index.html", "embed.html", "site.css"];
 
-/// Writes `lane-viewer.standalone.js` into `site` (which holds `pkg/` and `lane-viewer.js`).
+/// The element's ES module and what it imports (`web/js/`), next to `pkg/` in a site.
+pub const MODULES: [&str; 2] = ["lane-viewer.js", "element.js"];
+
+/// Copies the element's modules from `web/js/` into `site`.
+pub fn copy_modules(site: &Path) -> Result<()> {
+    let js = project_root().join("web/js");
+    for name in MODULES {
+        copy(&js.join(name), &site.join(name))?;
+    }
+    Ok(())
+}
+
+/// Writes `lane-viewer.standalone.js` into `site` (which holds `pkg/`).
 pub fn write_standalone(site: &Path) -> Result<()> {
     let pkg = built(site);
     let wasm = std::fs::read(&pkg.wasm)?;
@@ -155,17 +165,38 @@ pub fn write_standalone(site: &Path) -> Result<()> {
         snippets.push_str(&std::fs::read_to_string(path)?);
     }
     let glue = std::fs::read_to_string(&pkg.glue[0])?;
-    let element = std::fs::read_to_string(site.join("lane-viewer.js"))?;
-    let css = std::fs::read_to_string(site.join("viewer.css"))?;
-    let js = standalone(&wasm, &snippets, &glue, &element, &css)?;
+    let js_dir = project_root().join("web/js");
+    let element = std::fs::read_to_string(js_dir.join("element.js"))?;
+    let loader = std::fs::read_to_string(js_dir.join("standalone.js"))?;
+    let css = std::fs::read_to_string(project_root().join("view/viewer.css"))?;
+    let js = standalone(&wasm, &snippets, &glue, &element, &loader, &css)?;
     std::fs::write(site.join("lane-viewer.standalone.js"), js)?;
     Ok(())
 }
 
+/// The files of a site that mdbook-lanes carries, from `site` into `mdbook-lanes/viewer/` (where
+/// its build finds them), each written only when it changed, so an unchanged viewer does not
+/// rebuild mdbook-lanes.
+pub const CARRIED: [&str; 2] = ["lane-viewer.standalone.js", "viewer.css"];
+
+/// Copies [`CARRIED`] from `site` into `mdbook-lanes/viewer/`.
+pub fn carry_viewer(site: &Path) -> Result<()> {
+    let dir = project_root().join("mdbook-lanes/viewer");
+    for name in CARRIED {
+        let bytes = std::fs::read(site.join(name))?;
+        let to = dir.join(name);
+        if std::fs::read(&to).ok().as_deref() != Some(bytes.as_slice()) {
+            std::fs::write(&to, &bytes)
+                .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The records `offline.html` holds, each in its language.
-const OFFLINE: [(&str, lane_view::i18n::Lang); 2] = [
-    ("busy-project", lane_view::i18n::Lang::En),
-    ("stale-release", lane_view::i18n::Lang::Ja),
+const OFFLINE: [(&str, project_lanes_view::i18n::Lang); 2] = [
+    ("busy-project", project_lanes_view::i18n::Lang::En),
+    ("stale-release", project_lanes_view::i18n::Lang::Ja),
 ];
 
 /// Writes `offline.html`: a documentation page whose records are inside it (each element holds
@@ -198,15 +229,16 @@ pub fn write_offline_page(records: &Path, site: &Path) -> Result<()> {
 }
 
 /// `<lane-viewer>` as one classic script for pages opened from a folder (`file://`, where
-/// module scripts and fetches of the wasm are refused): the wasm as base64, the bound glue and
-/// its snippets without their `import`/`export` lines, and the element with a loader that
-/// instantiates the wasm from those bytes and adopts `css` (the viewer's stylesheet, so that
-/// nothing needs to sit next to the script), all inside one function scope.
+/// module scripts and fetches of the wasm are refused): in one function scope, the wasm as
+/// base64 and `css` (the viewer's stylesheet, so that nothing needs to sit next to the script)
+/// as constants, then the bound glue and its snippets, `web/js/element.js` and the loader
+/// `web/js/standalone.js`, each without its `import` lines and `export` keywords.
 pub fn standalone(
     wasm: &[u8],
     snippets: &str,
     glue: &str,
     element: &str,
+    loader: &str,
     css: &str,
 ) -> Result<String> {
     use base64::Engine as _;
@@ -220,44 +252,22 @@ pub fn standalone(
             })
             .collect()
     };
-    let (start, end) = ("// <loader>", "// </loader>");
-    let (Some(a), Some(b)) = (element.find(start), element.find(end)) else {
-        return Err("www/lane-viewer.js has no // <loader> … // </loader> section".into());
-    };
-    let loader = r#"let started;
-function loadViewer() {
-  started ??= (async () => {
-    const bytes = Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0));
-    await __wbg_init({ module_or_path: bytes });
-    return { mount };
-  })();
-  return started;
-}
-function linkStylesheet(doc) {
-  const view = doc.defaultView;
-  if (view && view.CSSStyleSheet && "adoptedStyleSheets" in doc) {
-    const sheet = new view.CSSStyleSheet();
-    sheet.replaceSync(CSS);
-    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
-  } else {
-    const style = doc.createElement("style");
-    style.textContent = CSS;
-    doc.head.append(style);
-  }
-}
-"#;
-    let element = format!("{}{loader}{}", &element[..a], &element[b + end.len()..]);
-    if element.contains("import.meta") || element.contains("import(") {
-        return Err("www/lane-viewer.js uses a module feature outside its loader section".into());
+    for (name, js) in [("element.js", element), ("standalone.js", loader)] {
+        if js.contains("import.meta") || js.contains("import(") || js.contains("\nimport ") {
+            return Err(
+                format!("web/js/{name} uses a module feature a classic script lacks").into(),
+            );
+        }
     }
     let wasm = base64::engine::general_purpose::STANDARD.encode(wasm);
     // A JSON string is a JavaScript string literal.
     let css = serde_json::to_string(css)?;
     Ok(format!(
         "// <lane-viewer> as one classic script (wasm and stylesheet inside), written by `cargo \
-         xtask dist`.\n(() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\nconst CSS = {css};\n{}{}{element}}})();\n",
+         xtask dist`.\n(() => {{\n\"use strict\";\nconst WASM = \"{wasm}\";\nconst CSS = {css};\n{}{}{}{loader}}})();\n",
         unmodule(snippets),
         unmodule(&strip_comments(glue)),
+        unmodule(element),
     ))
 }
 
@@ -287,7 +297,7 @@ pub fn copy(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// Writes `SHA256SUMS` (the `sha256sum` format) for every file under `dir`; returns the count.
-fn write_sums(dir: &Path) -> Result<usize> {
+pub fn write_sums(dir: &Path) -> Result<usize> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
     files.sort();
@@ -300,7 +310,7 @@ fn write_sums(dir: &Path) -> Result<usize> {
     Ok(files.len())
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
+pub fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
@@ -366,13 +376,13 @@ mod tests {
     #[test]
     fn the_viewers_stylesheet_sizes_nothing_by_the_pages_root() {
         let css =
-            std::fs::read_to_string(crate::util::project_root().join("www/viewer.css")).unwrap();
+            std::fs::read_to_string(crate::util::project_root().join("view/viewer.css")).unwrap();
         let without_comments = strip_css_comments(&css);
         for (n, line) in without_comments.lines().enumerate() {
             let found = line
                 .match_indices("rem")
                 .any(|(at, _)| at > 0 && line.as_bytes()[at - 1].is_ascii_digit());
-            assert!(!found, "www/viewer.css:{}: a size in rem: {line}", n + 1);
+            assert!(!found, "view/viewer.css:{}: a size in rem: {line}", n + 1);
         }
     }
 
@@ -400,11 +410,11 @@ mod tests {
                     async function __wbg_init(m) { return new URL('lane_viewer_bg.wasm', import.meta.url); }\n\
                     export { initSync, __wbg_init as default };\n";
         let snippet = "export function buildTree(a, b) { return [a, b]; }\n";
-        let element =
-            std::fs::read_to_string(crate::util::project_root().join("www/lane-viewer.js"))
-                .unwrap();
+        let js_dir = crate::util::project_root().join("web/js");
+        let element = std::fs::read_to_string(js_dir.join("element.js")).unwrap();
+        let loader = std::fs::read_to_string(js_dir.join("standalone.js")).unwrap();
         let css = ".lane-viewer { color: \"red\"; }\n";
-        let js = super::standalone(b"\0asm", snippet, glue, &element, css).unwrap();
+        let js = super::standalone(b"\0asm", snippet, glue, &element, &loader, css).unwrap();
         assert!(
             js.contains("const WASM = \"AGFzbQ==\";"),
             "the wasm as base64"
@@ -425,8 +435,11 @@ mod tests {
             "{js}"
         );
         assert!(js.contains("sheet.replaceSync(CSS)") && !js.contains("new URL(\"viewer.css\""));
-        // Without the loader markers there is nothing to replace: an error, not a module script.
-        let e = super::standalone(b"", snippet, glue, "import(x)", css).unwrap_err();
-        assert!(e.to_string().contains("// <loader>"), "{e}");
+        assert!(js.contains("defineLaneViewer({ loadViewer, linkStylesheet })"));
+        // A module feature in the element or the loader is an error, not a broken script.
+        let e = super::standalone(b"", snippet, glue, "import(x)", &loader, css).unwrap_err();
+        assert!(e.to_string().contains("web/js/element.js"), "{e}");
+        let e = super::standalone(b"", snippet, glue, &element, "import.meta", css).unwrap_err();
+        assert!(e.to_string().contains("web/js/standalone.js"), "{e}");
     }
 }

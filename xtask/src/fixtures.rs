@@ -30,7 +30,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     }
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
-    copy(&root.join("www/viewer.css"), &site.join("viewer.css"))?;
+    copy(&root.join("view/viewer.css"), &site.join("viewer.css"))?;
     // The standalone page, for the tests of what it says and of its `#src=`.
     for page in ["index.html", "site.css"] {
         copy(&root.join("www").join(page), &site.join(page))?;
@@ -127,10 +127,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
 /// (`static/<lang>/<id>.html` and `.svg`, from `lane-records render`'s code).
 fn element_site(root: &Path, site: &Path) -> Result<()> {
     crate::dist::build_pkg(&site.join("pkg"))?;
-    copy(
-        &root.join("www/lane-viewer.js"),
-        &site.join("lane-viewer.js"),
-    )?;
+    crate::dist::copy_modules(site)?;
     crate::dist::write_standalone(site)?;
     let index: Index = serde_json::from_slice(&std::fs::read(root.join("records/index.json"))?)?;
     let files: Vec<PathBuf> = index
@@ -138,7 +135,10 @@ fn element_site(root: &Path, site: &Path) -> Result<()> {
         .iter()
         .map(|e| root.join("records").join(&e.file))
         .collect();
-    for lang in [lane_view::i18n::Lang::En, lane_view::i18n::Lang::Ja] {
+    for lang in [
+        project_lanes_view::i18n::Lang::En,
+        project_lanes_view::i18n::Lang::Ja,
+    ] {
         let dir = site.join("static").join(lang.tag());
         let outputs = lane_records::render::Outputs {
             html: Some(&dir),

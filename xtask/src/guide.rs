@@ -1,6 +1,7 @@
 //! The project's guide (`docs/`, an mdBook) built into `<site>/guide/` with the pinned mdbook and
-//! this workspace's `mdbook-lanes`: `mdbook-lanes install docs` copies the site's standalone
-//! viewer and stylesheet into `docs/lanes/` (ignored by git; `book.toml` already lists them),
+//! this workspace's `mdbook-lanes`: `mdbook-lanes install docs` copies the viewer it carries (the
+//! site's, see [`crate::dist::carry_viewer`]) into `docs/lanes/` (ignored by git; `book.toml`
+//! already lists them),
 //! then `mdbook build` runs the preprocessor found on `PATH`, so every ```` ```lanes ```` block is
 //! run on the core and every `{{#lanes}}` record embedded as this build made them.
 
@@ -9,8 +10,8 @@ use std::process::Command;
 
 use crate::util::{Result, cargo, project_root, run, step};
 
-/// Builds the guide from `docs/` into `site/guide/`; `site` already holds
-/// `lane-viewer.standalone.js` and `viewer.css`.
+/// Builds the guide from `docs/` into `site/guide/`; mdbook-lanes already carries the site's
+/// viewer.
 pub fn build(site: &Path) -> Result<()> {
     let root = project_root();
     let mdbook = crate::tools::mdbook()?;
@@ -20,9 +21,7 @@ pub fn build(site: &Path) -> Result<()> {
     let docs = root.join("docs");
     run(Command::new(bin.join("mdbook-lanes"))
         .arg("install")
-        .arg(&docs)
-        .arg("--assets")
-        .arg(site))?;
+        .arg(&docs))?;
     step("building the guide with mdbook (docs/ → guide/)");
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs = vec![bin];

@@ -9,7 +9,9 @@ mod dist;
 mod engines;
 mod fixtures;
 mod guide;
+mod installs;
 mod postgres;
+mod release;
 mod responses;
 mod screenshots;
 mod serve;
@@ -35,7 +37,7 @@ tasks:
                     tests, which plain `cargo test` reports ignored, and a short chaos
                     run, on a throwaway cluster), records, the site and its wasm size budget (which builds
                     the core for wasm32), the browser tests and the built site in
-                    Chromium, Firefox and WebKit
+                    Chromium, Firefox and WebKit, and `release --check`
   browser [--engine E] [--repeat N] [FILTER]
                     only the browser tests (those whose names contain FILTER) in engine E
                     (chromium, firefox, webkit or all; default all), N times in a row
@@ -45,6 +47,11 @@ tasks:
                     the tests of tests/tests/FILE.rs on http://127.0.0.1:8000/ for a browser
                     you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
+  release [--check] every artifact of this version in target/releases/project-lanes-VERSION/:
+                    the .crate files (cargo package --workspace), the npm tarball, a zip of
+                    the site, SHA256SUMS; with --check, each used as its users would in a
+                    folder outside the repository (tools installed from their packages, a
+                    new mdBook, the npm package in a plain page and a Vite build, tsc)
   smoke [--engine E]
                     build the site and check its pages render (default: all engines)
   screenshots [--engine E]
@@ -56,9 +63,11 @@ tasks:
                     browser benchmarks (mount, switch, large records, replay, timeline),
                     those whose names contain FILTER, in engine E (default chromium, the
                     reference for the targets)
-  pg-test [FILTER]  only the tests of project-lanes-pg (those whose names contain FILTER),
-                    the ignored PostgreSQL ones included, on a throwaway cluster
-  pg-bench          PostgreSQL benchmarks of project-lanes-pg, on a throwaway cluster
+  pg-test [FILTER]  only the tests of project-lanes-pg and lanes-pg (pg-tests/; those whose
+                    names contain FILTER), the ignored PostgreSQL ones included, on a
+                    throwaway cluster
+  pg-bench          PostgreSQL benchmarks of project-lanes-pg (pg-tests/benches/), on a
+                    throwaway cluster
   chaos [--secs N] [--seed S] [--workers W] [--pace MS]
                     the chaos run on a throwaway cluster: W worker processes (default 6)
                     for N seconds (default 90) on shared projects, killed, cut off and
@@ -93,9 +102,10 @@ fn main() -> ExitCode {
         ["pg-test"] => pg_test(None),
         ["pg-test", filter] if !filter.starts_with('-') => pg_test(Some(filter)),
         ["pg-bench"] => {
-            postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg"])
+            postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg-tests"])
         }
         ["chaos", rest @ ..] => chaos::chaos(rest),
+        ["release", rest @ ..] => release::release(rest),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
@@ -179,14 +189,26 @@ fn test() -> Result<()> {
     size::report(&dist::built(&dist))?;
     browser::run(browser::Suite::Tests, &engines, None)?;
     smoke::smoke_test_dist(&dist, &engines)?;
+    step("the release, used as its users would (cargo xtask release --check)");
+    release::release(&["--check"])?;
     step("all checks passed");
     Ok(())
 }
 
-/// `pg-test [FILTER]`: the tests of `project-lanes-pg`, the database ones included, on a
-/// throwaway cluster, as `test` runs them.
+/// `pg-test [FILTER]`: the tests of `project-lanes-pg` and `lanes-pg` (in `pg-tests/`), the
+/// database ones included, on a throwaway cluster, as `test` runs them.
 fn pg_test(filter: Option<&str>) -> Result<()> {
-    let mut args = vec!["test", "-p", "project-lanes-pg", "--", "--include-ignored"];
+    let mut args = vec![
+        "test",
+        "-p",
+        "project-lanes-pg",
+        "-p",
+        "lanes-pg",
+        "-p",
+        "project-lanes-pg-tests",
+        "--",
+        "--include-ignored",
+    ];
     args.extend(filter);
     postgres::with_cluster(&project_root(), &args)
 }

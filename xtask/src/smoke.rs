@@ -168,7 +168,7 @@ fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Pat
 /// Opens `url` and waits until its DOM holds every `expected` string, bringing each
 /// `<lane-viewer>` that has not started into view in turn, as a reader scrolling down does (the
 /// element starts its wasm only near the viewport).
-async fn check_page(
+pub async fn check_page(
     client: &fantoccini::Client,
     url: &str,
     expected: &[&str],
@@ -210,7 +210,7 @@ async fn check_page(
 /// Opens a guide page and waits until it holds `count` `<lane-viewer>` elements, each live and
 /// verified (its record checked and replayed on the core in the browser), scrolling to each in
 /// turn as `check_page` does.
-async fn check_viewers(
+pub async fn check_viewers(
     client: &fantoccini::Client,
     url: &str,
     count: usize,

@@ -4,8 +4,8 @@
 
 use std::rc::{Rc, Weak};
 
-use lane_view::i18n::Lang;
-use lane_view::state::Origin;
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::state::Origin;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, Event, HtmlInputElement, KeyboardEvent};
 
@@ -114,7 +114,7 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
 }
 
 /// Moves the current step as `action` asks.
-fn select_step(core: &Core, view: &mut View, action: lane_view::timeline::Action) {
+fn select_step(core: &Core, view: &mut View, action: project_lanes_view::timeline::Action) {
     let target = {
         let state = core.state.borrow();
         action.target(state.current_step, state.steps())

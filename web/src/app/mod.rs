@@ -1,4 +1,4 @@
-//! One mounted viewer: its state (`lane_view::state`, pure transitions), its [`View`] (the
+//! One mounted viewer: its state (`project_lanes_view::state`, pure transitions), its [`View`] (the
 //! DOM and its listeners), and the calls waiting for the view.
 //!
 //! Each viewer owns everything it touches below its own root element; several viewers on one
@@ -19,8 +19,8 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use js_sys::{Reflect, Symbol};
-use lane_view::i18n::Lang;
-use lane_view::state::Changes;
+use project_lanes_view::i18n::Lang;
+use project_lanes_view::state::Changes;
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
 

@@ -5,10 +5,10 @@
 use std::rc::{Rc, Weak};
 
 use js_sys::Reflect;
-use lane_view::frame::{self, TabIds};
-use lane_view::i18n::{Msg, text};
-use lane_view::state::Write;
-use lane_view::tree::{ROOT, Tree};
+use project_lanes_view::frame::{self, TabIds};
+use project_lanes_view::i18n::{Msg, text};
+use project_lanes_view::state::Write;
+use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlElement};
 

@@ -12,7 +12,7 @@ use common::{fresh_schema, recover_until_marked, url};
 
 #[test]
 fn arguments_that_are_not_text_are_an_error_not_a_panic() {
-    let out = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    let out = Command::new(env!("CARGO_BIN_EXE_lanes-pg-tool"))
         .arg("orphans")
         .arg(std::ffi::OsStr::from_bytes(b"host=/tmp\xff"))
         .arg("lanes")
@@ -48,7 +48,7 @@ fn usage_errors_never_echo_the_arguments() {
 
 /// `lanes-pg args…` with `LANES_PG_URL` set to `url`, or unset.
 fn lanes_pg_with_url(url: Option<&str>, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lanes-pg"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lanes-pg-tool"));
     match url {
         Some(url) => command.env("LANES_PG_URL", url),
         None => command.env_remove("LANES_PG_URL"),
@@ -350,7 +350,7 @@ fn lanes_pg_reports_a_closed_output_instead_of_panicking() {
     // already fails).
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    let out = Command::new(env!("CARGO_BIN_EXE_lanes-pg-tool"))
         .args(["orphans", &url, &schema])
         .stdout(writer)
         .stderr(Stdio::piped())

@@ -1,4 +1,6 @@
-//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL. Run `lanes-pg --help`.
+//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL. Run `lanes-pg --help`; the
+//! guide's PostgreSQL chapter is its manual. This library is the command itself ([`main`]), so
+//! the tests of `project-lanes-pg` can build it; it has no other API.
 //!
 //! Exit status 0 on success, 1 with one line on stderr when the command fails (never a panic:
 //! output that cannot be written, to a closed pipe for instance, is an error like any other), 2
@@ -47,6 +49,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Parser)]
 #[command(
     name = "lanes-pg",
+    bin_name = "lanes-pg",
     version,
     after_help = "Exit status: 0 done, 1 the command failed (one line on stderr), 2 a mistake in the command line.
 
@@ -149,7 +152,9 @@ enum Command {
     Prune(journal::PruneArgs),
 }
 
-fn main() -> ExitCode {
+/// The `lanes-pg` command: reads the process's arguments, runs the command, and says how it
+/// ended (the exit status the help promises).
+pub fn main() -> ExitCode {
     if std::env::args_os().any(|a| a.to_str().is_none()) {
         // A mistake in the command line (exit status 2), not echoed: it may be part of a URL.
         usage("", ErrorKind::InvalidUtf8, "an argument is not UTF-8 text");

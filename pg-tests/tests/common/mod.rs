@@ -128,7 +128,7 @@ pub fn recover_until_marked(
 
 /// Runs the operator's `lanes-pg args…`: its exit code, stdout and stderr.
 pub fn lanes_pg(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lanes-pg-tool"))
         .args(args)
         .output()
         .expect("run lanes-pg");

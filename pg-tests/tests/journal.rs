@@ -916,7 +916,7 @@ fn an_export_replaces_only_a_regular_file_and_keeps_its_permissions() {
     let fresh = dir.path().join("fresh.json");
     let out = std::process::Command::new("sh")
         .args(["-c", "umask 022 && exec \"$0\" \"$@\""])
-        .arg(env!("CARGO_BIN_EXE_lanes-pg"))
+        .arg(env!("CARGO_BIN_EXE_lanes-pg-tool"))
         .args(["export", &url(), &schema, "--out"])
         .arg(&fresh)
         .output()

@@ -291,7 +291,7 @@ const CYCLE: &str = "
 fn measured(args: &[&str]) -> (f64, f64, String) {
     let out = tempfile::NamedTempFile::new().unwrap();
     let start = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_lanes-pg"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lanes-pg-tool"))
         .args(args)
         .stdout(Stdio::from(out.reopen().unwrap()))
         .spawn()

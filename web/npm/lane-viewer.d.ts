@@ -1,0 +1,81 @@
+// Types of the `lane-viewer` package: the <lane-viewer> element, its attributes and events, and
+// mount()'s options and handle. What each does: the guide's embedding and viewer chapters.
+
+/** What mount() and the element take; every field may be left out. */
+export interface MountOptions {
+  /** URL of a records index (or of one record), relative to the page. Not with `text`. */
+  src?: string | null;
+  /** The language shown: "en" or "ja" (default: the browser's preference, else English). */
+  lang?: "en" | "ja" | null;
+  /** The id of the record selected first. */
+  record?: string | null;
+  /** Follow and update `location.hash` (`#record=<id>&lang=<en|ja>[&step=<n>]`); one viewer per page. */
+  hash?: boolean | null;
+  /** Show the "Open records…" button and accept dropped files (default true). */
+  open?: boolean | null;
+  /** Show the row of record tabs (default true); false shows the selected record alone. */
+  tabs?: boolean | null;
+  /** A record held as text by the page: shown alone, with no fetch. Not with `src`. */
+  text?: string | null;
+}
+
+/** A mounted viewer. */
+export interface Viewer {
+  /** Selects the record with this id; false (showing UNKNOWN_RECORD) if there is none. */
+  select(id: string): boolean;
+  /** Switches to "en" or "ja", keeping the selected record; false for any other tag. */
+  set_lang(lang: string): boolean;
+  /** Opens a record or an index held as text, as if a file `name` had been opened. */
+  open_text(name: string, text: string): void;
+  /** Resolves once every step of the selected record is in the page. */
+  settled(): Promise<void>;
+  /** Makes step n (from 0, as data-step counts) current; false, changing nothing, unless n is a step. */
+  select_step(n: number): boolean;
+  /** The current step (from 0), if one is selected. */
+  readonly current_step: number | undefined;
+  /** The selected record's id, if any record loaded. */
+  readonly selected: string | undefined;
+  /** The language shown. */
+  readonly lang: string;
+  /** Removes the viewer's DOM and its listeners. */
+  destroy(): void;
+}
+
+/**
+ * Mounts a viewer inside `target`; resolves once the first record is shown (or its loading
+ * error). Rejects with a TypeError only for bad options.
+ */
+export function mount(target: Element, options?: MountOptions | null): Promise<Viewer>;
+
+/** What `lane-viewer-select` and `lane-viewer-step` carry. */
+export interface LaneViewerEventDetail {
+  /** The selected record's id, or null. */
+  record: string | null;
+  /** The current step from 0 (as data-step counts), or null. */
+  step: number | null;
+}
+
+/**
+ * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
+ * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
+ * link counts), open, hash and tabs ("", "true" or "false").
+ */
+export interface LaneViewerElement extends HTMLElement {
+  /** The handle mount() gave, once the live viewer is shown; else null. */
+  readonly viewer: Viewer | null;
+  /** Resolves with the handle once the live viewer is shown; rejects if it cannot start. */
+  readonly ready: Promise<Viewer>;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "lane-viewer": LaneViewerElement;
+  }
+  /** The element's own events; both bubble, so any ancestor hears them. */
+  interface HTMLElementEventMap {
+    /** Another record was selected. */
+    "lane-viewer-select": CustomEvent<LaneViewerEventDetail>;
+    /** Another step became current. */
+    "lane-viewer-step": CustomEvent<LaneViewerEventDetail>;
+  }
+}
