@@ -1,7 +1,7 @@
 //! The lane contract, case by case.
 //!
 //! The cases about lanes themselves live in `suite/lanes.rs`, shared with the PostgreSQL backend
-//! (`pg/tests/contract.rs`); this file runs them on `ProjectLanes` and adds what only concerns
+//! (`pg-tests/tests/contract.rs`); this file runs them on `ProjectLanes` and adds what only concerns
 //! the core's own types.
 
 #[path = "suite/lanes.rs"]

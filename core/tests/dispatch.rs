@@ -2,7 +2,7 @@
 //! occupancy through persistence, unresolved results, cancel, and a model-based property test.
 //!
 //! The rules and the model live in `suite/queues.rs`, shared with the PostgreSQL backend
-//! (`pg/tests/queues.rs`); this file runs them on `Dispatcher`.
+//! (`pg-tests/tests/queues.rs`); this file runs them on `Dispatcher`.
 
 #[path = "suite/queues.rs"]
 mod queues_suite;

@@ -1,7 +1,7 @@
 //! Random operation sequences against a simple model of the contract: every result must match.
 //!
 //! The model and its check live in `suite/model.rs`, shared with the PostgreSQL backend
-//! (`pg/tests/model.rs`); this file runs them on `ProjectLanes` and adds the label rule's check.
+//! (`pg-tests/tests/model.rs`); this file runs them on `ProjectLanes` and adds the label rule's check.
 
 #[path = "suite/model.rs"]
 mod model_suite;

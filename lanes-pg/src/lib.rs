@@ -59,7 +59,7 @@ examples:
   export LANES_PG_URL=postgresql://ops@db/app
   lanes-pg orphans lanes --json
   lanes-pg resolve-orphan lanes docs
-  lanes-pg export lanes --since 1h --out last-hour.json
+  lanes-pg export lanes --since 1h --out last-hour.jsonl
   lanes-pg audit lanes
   lanes-pg prune lanes --before 30d"
 )]

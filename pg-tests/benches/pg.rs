@@ -1,5 +1,5 @@
 //! PostgreSQL benchmarks, as ratios measured in one run (`cargo xtask pg-bench`, which starts a
-//! throwaway cluster; or `cargo bench -p project-lanes-pg` with `LANES_PG_URL` set). Durable
+//! throwaway cluster; or `cargo bench -p project-lanes-pg-tests` with `LANES_PG_URL` set). Durable
 //! commits stay on (`fsync`, `synchronous_commit`).
 //!
 //! 1. A claim+release pair against the floor: an `INSERT` and a `DELETE` on a one-column table,

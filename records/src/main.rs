@@ -25,8 +25,8 @@ use project_lanes_view::i18n::Lang;
        lane-records index DIR [--order ID,ID,...]
        lane-records replay FILE... [--max-bytes BYTES]
        lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
-       lane-records [--out DIR]
-       lane-records --check",
+       lane-records [--out DIR]      (in a clone of project-lanes: its example records)
+       lane-records --check          (in a clone: fail if a committed example record is stale)",
     after_help = "Nothing is written unless every file is good; errors name the file, line and column.
 Exit status: 0 done, 1 bad input (a scenario, a record, a file), 2 a mistake in the command line.
 
@@ -39,7 +39,8 @@ examples:
   lane-records render my-docs/records/deploy-waits.json --element
   lane-records --check
 
-The scenario format is described in records/README.md (and records/scenario.schema.json).",
+The scenario format: https://github.com/project-lanes/project-lanes/blob/main/records/README.md
+(and records/scenario.schema.json there).",
     args_conflicts_with_subcommands = true
 )]
 struct Cli {

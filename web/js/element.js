@@ -4,6 +4,9 @@
 //   lane-viewer.standalone.js  one classic script for file:// and plain pages; both inside
 // `loader` is { loadViewer(): Promise<{ mount }>, linkStylesheet(doc) }.
 export function defineLaneViewer(loader) {
+  // Imported where there is no DOM (a static site generator rendering on a server): nothing to
+  // define; the browser defines the element when the page loads the module there.
+  if (typeof HTMLElement === "undefined" || typeof customElements === "undefined") return;
   /** Words the element itself shows (the viewer's own come from its catalog, in Rust). */
   const WORDS = {
     en: {

@@ -36,9 +36,11 @@ export interface Viewer {
   /** The selected record's id, if any record loaded. */
   readonly selected: string | undefined;
   /** The language shown. */
-  readonly lang: string;
+  readonly lang: "en" | "ja";
   /** Removes the viewer's DOM and its listeners. */
   destroy(): void;
+  /** Frees the handle's memory in the wasm (the viewer stays on the page until `destroy`). */
+  free(): void;
 }
 
 /**
@@ -58,7 +60,9 @@ export interface LaneViewerEventDetail {
 /**
  * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
  * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
- * link counts), open, hash and tabs ("", "true" or "false").
+ * link counts), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
+ * mount()'s where a page embeds it: open and hash are false, and tabs is false when the element
+ * names one record or holds one.
  */
 export interface LaneViewerElement extends HTMLElement {
   /** The handle mount() gave, once the live viewer is shown; else null. */
@@ -67,15 +71,20 @@ export interface LaneViewerElement extends HTMLElement {
   readonly ready: Promise<Viewer>;
 }
 
+/** The events `<lane-viewer>` dispatches (bubbling and composed). */
+export interface LaneViewerEvents {
+  /** Another record was selected. */
+  "lane-viewer-select": CustomEvent<LaneViewerEventDetail>;
+  /** Another step became current. */
+  "lane-viewer-step": CustomEvent<LaneViewerEventDetail>;
+}
+
 declare global {
   interface HTMLElementTagNameMap {
     "lane-viewer": LaneViewerElement;
   }
   /** The element's own events; both bubble, so any ancestor hears them. */
-  interface HTMLElementEventMap {
-    /** Another record was selected. */
-    "lane-viewer-select": CustomEvent<LaneViewerEventDetail>;
-    /** Another step became current. */
-    "lane-viewer-step": CustomEvent<LaneViewerEventDetail>;
-  }
+  interface HTMLElementEventMap extends LaneViewerEvents {}
+  interface DocumentEventMap extends LaneViewerEvents {}
+  interface WindowEventMap extends LaneViewerEvents {}
 }

@@ -233,8 +233,12 @@ fn npm_project(work: &Path, release: &Release) -> Result<PathBuf> {
          const moved: boolean = viewer.select_step(0) && viewer.set_lang(\"en\");\n\
          await element?.ready.then((v) => v.settled());\n\
          console.log(moved, viewer.current_step, viewer.selected);\n\
+         document.addEventListener(\"lane-viewer-select\", (e) => console.log(e.detail.record));\n\
+         const lang: \"en\" | \"ja\" = viewer.lang;\n\
+         viewer.free();\n\
          // @ts-expect-error: lang is \"en\" or \"ja\"\n\
-         await mount(document.body, { lang: \"fr\" });\n",
+         await mount(document.body, { lang: \"fr\" });\n\
+         console.log(lang);\n",
     )?;
     run(Command::new(dir.join("node_modules/.bin/tsc"))
         .args([

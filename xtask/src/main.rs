@@ -47,11 +47,13 @@ tasks:
                     the tests of tests/tests/FILE.rs on http://127.0.0.1:8000/ for a browser
                     you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
-  release [--check] every artifact of this version in target/releases/project-lanes-VERSION/:
+  release [--check] [--allow-dirty]
+                    every artifact of this version in target/releases/project-lanes-VERSION/:
                     the .crate files (cargo package --workspace), the npm tarball, a zip of
                     the site, SHA256SUMS; with --check, each used as its users would in a
                     folder outside the repository (tools installed from their packages, a
-                    new mdBook, the npm package in a plain page and a Vite build, tsc)
+                    new mdBook, the npm package in a plain page and a Vite build, tsc);
+                    uncommitted changes are refused unless --allow-dirty
   smoke [--engine E]
                     build the site and check its pages render (default: all engines)
   screenshots [--engine E]
@@ -190,7 +192,8 @@ fn test() -> Result<()> {
     browser::run(browser::Suite::Tests, &engines, None)?;
     smoke::smoke_test_dist(&dist, &engines)?;
     step("the release, used as its users would (cargo xtask release --check)");
-    release::release(&["--check"])?;
+    // A check of the work in this tree, committed or not.
+    release::release(&["--check", "--allow-dirty"])?;
     step("all checks passed");
     Ok(())
 }

@@ -58,12 +58,16 @@ impl Release {
 
 /// `release [--check]`.
 pub fn release(args: &[&str]) -> Result<()> {
-    let check = match args {
-        [] => false,
-        ["--check"] => true,
-        _ => return Err("use: cargo xtask release [--check]".into()),
-    };
-    let release = build()?;
+    let usage = "use: cargo xtask release [--check] [--allow-dirty]";
+    let (mut check, mut allow_dirty) = (false, false);
+    for arg in args {
+        match *arg {
+            "--check" => check = true,
+            "--allow-dirty" => allow_dirty = true,
+            _ => return Err(usage.into()),
+        }
+    }
+    let release = build(allow_dirty)?;
     if check {
         crate::installs::check(&release)?;
     }
@@ -71,8 +75,9 @@ pub fn release(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// Builds every artifact into `target/releases/project-lanes-<version>/`.
-pub fn build() -> Result<Release> {
+/// Builds every artifact into `target/releases/project-lanes-<version>/`. Uncommitted changes
+/// are refused (the crates record the commit they were made from) unless `allow_dirty`.
+pub fn build(allow_dirty: bool) -> Result<Release> {
     let root = project_root();
     changelog_has_this_version(&root)?;
     // The site first: it is what mdbook-lanes carries (`dist::carry_viewer`) and what is zipped.
@@ -86,7 +91,11 @@ pub fn build() -> Result<Release> {
     }
     std::fs::create_dir_all(release.dir.join("crates"))?;
     step("packaging the crates (cargo package --workspace: each built from its packaged files)");
-    cargo(&root, &["package", "--workspace", "--allow-dirty"])?;
+    let mut package = vec!["package", "--workspace"];
+    if allow_dirty {
+        package.push("--allow-dirty");
+    }
+    cargo(&root, &package)?;
     packaged_crates_are_the_published_ones(&root)?;
     the_postgresql_library_builds_no_tool(&root)?;
     for name in CRATES {

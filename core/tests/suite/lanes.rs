@@ -1,6 +1,6 @@
 //! The lane contract, case by case, for any backend (`project_lanes::backend::Lanes`).
 //!
-//! Shared by `core/tests/contract.rs` (in memory) and `pg/tests/contract.rs` (PostgreSQL): a
+//! Shared by `core/tests/contract.rs` (in memory) and `pg-tests/tests/contract.rs` (PostgreSQL): a
 //! test file includes this module as `lanes_suite` and calls `lane_contract_tests!(fresh)`,
 //! where `fresh()` returns new, independent, empty lanes.
 

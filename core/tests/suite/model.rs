@@ -1,7 +1,7 @@
 //! Random operation sequences on two managers against a simple model of the lane contract, for
 //! any backend (`project_lanes::backend::Lanes`): every result and every lane must match.
 //!
-//! Shared by `core/tests/model.rs` (in memory) and `pg/tests/model.rs` (PostgreSQL): a test file
+//! Shared by `core/tests/model.rs` (in memory) and `pg-tests/tests/model.rs` (PostgreSQL): a test file
 //! includes this module as `model_suite` and runs `model_suite::agrees_with_the_model` on two
 //! new, independent, empty lanes with sequences drawn from `model_suite::op()`.
 

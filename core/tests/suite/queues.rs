@@ -2,7 +2,7 @@
 //! direct lane operations beside them, for any backend (`project_lanes::backend::Queues`,
 //! `DirectLanes`).
 //!
-//! Shared by `core/tests/dispatch.rs` (in memory) and `pg/tests/queues.rs` (PostgreSQL): a test
+//! Shared by `core/tests/dispatch.rs` (in memory) and `pg-tests/tests/queues.rs` (PostgreSQL): a test
 //! file includes this module as `queues_suite` and calls `queue_rule_tests!(fresh)`, where
 //! `fresh(&queues)` returns a new, empty dispatcher with those queues (or its refusal).
 
