@@ -14,7 +14,8 @@
 //!   `file://` in Chromium: every record verified;
 //! - the npm tarball is installed into a new project with Vite and TypeScript from npm; a plain
 //!   page using it from `node_modules` and a page built by Vite each verify a record in
-//!   Chromium, Firefox and WebKit, and `tsc --noEmit` passes on a file using its types.
+//!   Chromium, Firefox and WebKit, `tsc --noEmit` passes on a file using its types, and Node.js
+//!   imports it (no DOM, as a static site generator renders) without an error.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -256,6 +257,21 @@ fn npm_project(work: &Path, release: &Release) -> Result<PathBuf> {
         ])
         .current_dir(&dir))?;
     println!("ok: tsc --noEmit");
+    // Imported where there is no DOM, as a static site generator does when it renders a page.
+    let said = output(
+        Command::new("node")
+            .args([
+                "--input-type=module",
+                "-e",
+                "const m = await import('lane-viewer'); console.log(typeof m.mount);",
+            ])
+            .current_dir(&dir),
+    )
+    .ok_or("importing lane-viewer in Node.js (no DOM) failed")?;
+    if said.trim() != "function" {
+        return Err(format!("lane-viewer imported in Node.js gives mount as {said:?}").into());
+    }
+    println!("ok: imported in Node.js, where there is no DOM");
     Ok(dir)
 }
 
