@@ -73,12 +73,8 @@ pub use lanes::{Lease, ProjectLanes};
 pub use outcome::Outcome;
 pub use view::{LaneState, LaneView, Receipt};
 
-/// The README's Rust example, compiled and run as a doctest so it stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
-/// The crate's own README (its page on crates.io), run as a doctest too.
+/// The crate's own README (its page on crates.io), run as a doctest so it stays true. (The
+/// workspace README's examples are whole programs, built and run by `records/tests/examples.rs`.)
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct CrateReadmeDoctests;

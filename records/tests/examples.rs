@@ -11,10 +11,6 @@
 //! 3. A block whose second line starts with `// Needs ` (`// Needs a PostgreSQL server.`) is
 //!    built and not run; every other block must run and exit 0, in a folder of its own holding
 //!    `records/` (the bundled records, as in a clone).
-//! 4. `core/src/lib.rs` also runs the README's ```` ```rust ```` blocks as doctests of
-//!    `project-lanes`, which have that crate (with `journal`) and `serde_json` only, in `core/`:
-//!    a block that needs anything else, or writes a file (it would land in `core/`), is fenced
-//!    ```` ```rust,ignore ````, and only such a block.
 //!
 //! Each block becomes a package of one generated workspace (`target/examples/`) with exactly the
 //! dependencies its first line names, built with `cargo build -p` one at a time (so each gets
@@ -33,11 +29,10 @@ fn workspace() -> PathBuf {
     lane_records::records_dir().parent().unwrap().to_path_buf()
 }
 
-/// One ```rust block: where it is, its info string and its text.
+/// One ```rust block: where it is and its text.
 struct Block {
     file: String,
     line: usize,
-    info: String,
     code: String,
 }
 
@@ -69,7 +64,6 @@ fn rust_blocks(file: &str, text: &str) -> Vec<Block> {
             blocks.push(Block {
                 file: file.to_string(),
                 line: n + 1,
-                info,
                 code: body.join("\n") + "\n",
             });
         }
@@ -183,20 +177,7 @@ fn dependencies(
     Ok(out)
 }
 
-/// Whether core's README doctests (`project-lanes` with `journal`, `serde_json`) can compile a
-/// block with these dependencies.
-fn core_doctests_can_build(deps: &[(String, toml::Value)]) -> bool {
-    deps.iter().all(|(name, value)| match name.as_str() {
-        "serde_json" => true,
-        "project-lanes" => value
-            .get("features")
-            .and_then(toml::Value::as_array)
-            .is_none_or(|f| f.iter().all(|f| f.as_str() == Some("journal"))),
-        _ => false,
-    })
-}
-
-/// The rule's first, second and fourth parts, for one block: every break of them.
+/// The rule's first and second parts, for one block: every break of them.
 fn rule_breaks(block: &Block, crates: &BTreeMap<String, PathBuf>) -> Vec<String> {
     let mut breaks = Vec::new();
     if !block.code.contains("fn main(") {
@@ -209,26 +190,8 @@ fn rule_breaks(block: &Block, crates: &BTreeMap<String, PathBuf>) -> Vec<String>
             ));
         }
     }
-    match dependencies(block, crates) {
-        Err(e) => breaks.push(e),
-        Ok(deps) => {
-            let writes = ["fs::write", "File::create", "OpenOptions"]
-                .iter()
-                .any(|w| block.code.contains(w));
-            let fence = if core_doctests_can_build(&deps) && !writes {
-                "rust"
-            } else {
-                "rust,ignore"
-            };
-            if block.info != fence {
-                breaks.push(format!(
-                    "fence it ```{fence}, not ```{}: project-lanes' doctests include README.md, \
-                     have only project-lanes (journal) and serde_json, and run in core/, where a \
-                     file the example writes would stay",
-                    block.info
-                ));
-            }
-        }
+    if let Err(e) = dependencies(block, crates) {
+        breaks.push(e);
     }
     breaks
 }
@@ -236,15 +199,13 @@ fn rule_breaks(block: &Block, crates: &BTreeMap<String, PathBuf>) -> Vec<String>
 #[test]
 fn the_rule_catches_a_snippet_a_reader_cannot_build() {
     let crates = workspace_crates();
-    let block = |info: &str, code: &str| Block {
+    let block = |code: &str| Block {
         file: "README.md".into(),
         line: 1,
-        info: info.into(),
         code: code.into(),
     };
     // The journal example as it was: no main, a hidden line, serde_json never named.
     let old = block(
-        "rust",
         "use project_lanes::ProjectLanes;\nlet lanes = ProjectLanes::new();\n\
          std::fs::write(\"x.json\", serde_json::to_vec(&1).unwrap()).unwrap();\n\
          # std::fs::remove_file(\"x.json\").unwrap();\n",
@@ -252,22 +213,13 @@ fn the_rule_catches_a_snippet_a_reader_cannot_build() {
     let breaks = rule_breaks(&old, &crates);
     assert_eq!(breaks.len(), 3, "{breaks:?}");
     let good = block(
-        "rust",
         "// Cargo.toml: project-lanes = { features = [\"journal\"] }, serde_json = \"1\"\nfn main() {}\n",
     );
     assert_eq!(rule_breaks(&good, &crates), Vec::<String>::new());
-    let runner = block(
-        "rust",
-        "// Cargo.toml: project-lanes, project-lanes-runner\nfn main() {}\n",
-    );
-    assert!(rule_breaks(&runner, &crates)[0].contains("```rust,ignore"));
-    let unknown = block("rust,ignore", "// Cargo.toml: regex\nfn main() {}\n");
+    let runner = block("// Cargo.toml: project-lanes, project-lanes-runner\nfn main() {}\n");
+    assert_eq!(rule_breaks(&runner, &crates), Vec::<String>::new());
+    let unknown = block("// Cargo.toml: regex\nfn main() {}\n");
     assert!(rule_breaks(&unknown, &crates)[0].contains("give its version"));
-    let writer = block(
-        "rust",
-        "// Cargo.toml: project-lanes\nfn main() { std::fs::write(\"x\", \"\").unwrap(); }\n",
-    );
-    assert!(rule_breaks(&writer, &crates)[0].contains("```rust,ignore"));
 }
 
 #[test]

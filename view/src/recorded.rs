@@ -17,8 +17,13 @@
 //! use project_lanes_view::i18n::Lang;
 //! use project_lanes_view::recorded::{notes, sentences};
 //!
-//! let record: project_lanes::record::Record =
-//!     serde_json::from_str(include_str!("../../records/busy-project.json")).unwrap();
+//! # use project_lanes::record::{Recorder, Text};
+//! # let text = |s: &str| Text { en: s.into(), ja: s.into() };
+//! # let mut rec = Recorder::new("busy-project", text("A busy project"), text("Two claims."), &["docs", "site"], "site").unwrap();
+//! # rec.claim("docs", "nightly-101");
+//! # rec.claim("docs", "nightly-102");
+//! # let record: project_lanes::record::Record = rec.finish().unwrap();
+//! // `record` was read from a file (such as records/busy-project.json) or made by a `Recorder`
 //! // A version 1 record has no times, callers or window: nothing to say.
 //! assert!(sentences(Lang::En, &notes(&record)).is_empty());
 //! ```

@@ -96,8 +96,13 @@ impl std::error::Error for ReplayMismatch {}
 ///
 /// ```
 /// use project_lanes::record::{replay, Record};
-/// # let record: Record = serde_json::from_str(include_str!("../../../records/busy-project.json")).unwrap();
-/// // `record` was read from records/busy-project.json
+/// # use project_lanes::record::{Recorder, Text};
+/// # let text = |s: &str| Text { en: s.into(), ja: s.into() };
+/// # let mut rec = Recorder::new("busy-project", text("A busy project"), text("Two claims."), &["docs", "site"], "site").unwrap();
+/// # rec.claim("docs", "nightly-101");
+/// # rec.claim("docs", "nightly-102");
+/// # let record: Record = rec.finish().unwrap();
+/// // `record` was read from a file (such as records/busy-project.json) or made by a `Recorder`
 /// assert_eq!(replay(&record), Ok(()));
 /// ```
 pub fn replay(record: &Record) -> Result<(), ReplayMismatch> {
@@ -111,7 +116,12 @@ pub fn replay(record: &Record) -> Result<(), ReplayMismatch> {
 ///
 /// ```
 /// use project_lanes::record::{Record, Replay};
-/// # let record: Record = serde_json::from_str(include_str!("../../../records/busy-project.json")).unwrap();
+/// # use project_lanes::record::{Recorder, Text};
+/// # let text = |s: &str| Text { en: s.into(), ja: s.into() };
+/// # let mut rec = Recorder::new("busy-project", text("A busy project"), text("Two claims."), &["docs", "site"], "site").unwrap();
+/// # rec.claim("docs", "nightly-101");
+/// # rec.claim("docs", "nightly-102");
+/// # let record: Record = rec.finish().unwrap();
 /// let mut replay = Replay::new(&record)?; // checks the record first
 /// while !replay.run(&record, 2)? {
 ///     println!("{} of {} steps replayed", replay.position(), record.steps.len());
