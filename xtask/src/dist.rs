@@ -296,6 +296,16 @@ pub fn copy(from: &Path, to: &Path) -> Result<()> {
         .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()).into())
 }
 
+/// Copies the folder `from` to `to`, recursively.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    collect(from, from, &mut files)?;
+    for rel in files {
+        copy(&from.join(&rel), &to.join(&rel))?;
+    }
+    Ok(())
+}
+
 /// Writes `SHA256SUMS` (the `sha256sum` format) for every file under `dir`; returns the count.
 pub fn write_sums(dir: &Path) -> Result<usize> {
     let mut files = Vec::new();

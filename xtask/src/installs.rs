@@ -194,7 +194,7 @@ fn npm_project(work: &Path, release: &Release) -> Result<PathBuf> {
     )?;
     // (b) a page built by Vite: the package imported by name, the records as public files.
     let app = dir.join("app");
-    crate::release::copy_tree(&dir.join("records"), &app.join("public/records"))?;
+    crate::dist::copy_tree(&dir.join("records"), &app.join("public/records"))?;
     std::fs::write(
         app.join("index.html"),
         "<!doctype html>\n<html lang=\"ja\">\n<head><meta charset=\"utf-8\"><title>vite</title>\n\

@@ -107,7 +107,7 @@ fn main() -> ExitCode {
             postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg-tests"])
         }
         ["chaos", rest @ ..] => chaos::chaos(rest),
-        ["release", rest @ ..] => release::release(rest),
+        ["release", rest @ ..] => release_task(rest),
         ["help" | "--help" | "-h"] | [] => {
             print!("{USAGE}");
             Ok(())
@@ -193,7 +193,7 @@ fn test() -> Result<()> {
     smoke::smoke_test_dist(&dist, &engines)?;
     step("the release, used as its users would (cargo xtask release --check)");
     // A check of the work in this tree, committed or not.
-    release::release(&["--check", "--allow-dirty"])?;
+    release_task(&["--check", "--allow-dirty"])?;
     step("all checks passed");
     Ok(())
 }
@@ -214,6 +214,26 @@ fn pg_test(filter: Option<&str>) -> Result<()> {
     ];
     args.extend(filter);
     postgres::with_cluster(&project_root(), &args)
+}
+
+/// `release [--check] [--allow-dirty]`: the release's folder, then (with `--check`) each of its
+/// artifacts used as its users would.
+fn release_task(args: &[&str]) -> Result<()> {
+    let usage = "use: cargo xtask release [--check] [--allow-dirty]";
+    let (mut check, mut allow_dirty) = (false, false);
+    for arg in args {
+        match *arg {
+            "--check" => check = true,
+            "--allow-dirty" => allow_dirty = true,
+            _ => return Err(usage.into()),
+        }
+    }
+    let release = release::build(allow_dirty)?;
+    if check {
+        installs::check(&release)?;
+    }
+    step(&format!("release ready: {}", release.dir.display()));
+    Ok(())
 }
 
 /// `browser [--engine E] [--repeat N] [FILTER]` or `browser --interactive FILE [FILTER]`.

@@ -8,7 +8,8 @@
 //!   SHA256SUMS                            (`sha256sum -c SHA256SUMS` verifies the folder)
 //! ```
 //!
-//! `--check` then uses them as their users would, outside the repository: see [`crate::installs`].
+//! `release --check` then uses them as their users would, outside the repository: see
+//! [`crate::installs`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,25 +55,6 @@ impl Release {
     pub fn site_zip(&self) -> PathBuf {
         self.dir.join(format!("project-lanes-site-{VERSION}.zip"))
     }
-}
-
-/// `release [--check]`.
-pub fn release(args: &[&str]) -> Result<()> {
-    let usage = "use: cargo xtask release [--check] [--allow-dirty]";
-    let (mut check, mut allow_dirty) = (false, false);
-    for arg in args {
-        match *arg {
-            "--check" => check = true,
-            "--allow-dirty" => allow_dirty = true,
-            _ => return Err(usage.into()),
-        }
-    }
-    let release = build(allow_dirty)?;
-    if check {
-        crate::installs::check(&release)?;
-    }
-    step(&format!("release ready: {}", release.dir.display()));
-    Ok(())
 }
 
 /// Builds every artifact into `target/releases/project-lanes-<version>/`. Uncommitted changes
@@ -247,7 +229,7 @@ fn the_postgresql_library_builds_no_tool(root: &Path) -> Result<()> {
 }
 
 /// Assembles the npm package in `target/npm/lane-viewer/` from the built site and `web/npm/`.
-pub fn npm_package(root: &Path, site: &Path) -> Result<PathBuf> {
+fn npm_package(root: &Path, site: &Path) -> Result<PathBuf> {
     let dir = root.join("target/npm").join(NPM_PACKAGE);
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
@@ -295,7 +277,7 @@ pub fn npm_package(root: &Path, site: &Path) -> Result<PathBuf> {
     {
         crate::dist::copy(&site.join(name), &dir.join(name))?;
     }
-    copy_tree(&site.join("pkg"), &dir.join("pkg"))?;
+    crate::dist::copy_tree(&site.join("pkg"), &dir.join("pkg"))?;
     // Every file the manifest lists is there, and nothing it does not list is.
     let mut present = Vec::new();
     crate::dist::collect(&dir, &dir, &mut present)?;
@@ -316,16 +298,6 @@ pub fn npm_package(root: &Path, site: &Path) -> Result<PathBuf> {
         }
     }
     Ok(dir)
-}
-
-/// Copies the folder `from` to `to`, recursively.
-pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    let mut files = Vec::new();
-    crate::dist::collect(from, from, &mut files)?;
-    for rel in files {
-        crate::dist::copy(&from.join(&rel), &to.join(&rel))?;
-    }
-    Ok(())
 }
 
 /// Writes `dir`'s files into the zip `to`, under the folder `prefix`, in a stable order.
