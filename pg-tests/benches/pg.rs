@@ -5,8 +5,8 @@
 //! 1. A claim+release pair against the floor: an `INSERT` and a `DELETE` on a one-column table,
 //!    prepared, on the same kind of connection (two round trips, two commits, like the pair).
 //! 2. The journal's cost: pairs per second of the handle, which writes a journal row with every
-//!    transition, against the same pair without its journal rows (the two statements as version 4
-//!    of the schema wrote them, on the same table), at 1 and 8 connections on distinct projects;
+//!    transition, against the same pair without its journal rows (a plain claim and release
+//!    statement, on the same table), at 1 and 8 connections on distinct projects;
 //!    windows alternate, medians of [`ROUNDS`] (target: journaled ≥ 0.8× without).
 //! 3. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
 //! 4. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
@@ -92,8 +92,8 @@ fn pair_against_floor(url: &str) {
     );
 }
 
-/// A claim as version 4 of the schema wrote it, before the journal: `$1` project, `$2` run, `$3`
-/// pid, `$4` session start, `$5` session key.
+/// A claim that writes no journal row: `$1` project, `$2` run, `$3` pid, `$4` session start, `$5`
+/// session key.
 const CLAIM_WITHOUT_JOURNAL: &str = "
     INSERT INTO lanes AS l (project, generation, run, token, owner_pid, owner_started, owner_key)
     VALUES ($1, 1, $2, gen_random_uuid()::text, $3, $4, $5)
@@ -105,7 +105,7 @@ const CLAIM_WITHOUT_JOURNAL: &str = "
         WHERE l.run IS NULL AND l.blocked_by IS NULL
     RETURNING l.generation, l.token";
 
-/// A release as version 4 wrote it: `$1` project, `$2` token.
+/// A release that writes no journal row: `$1` project, `$2` token.
 const RELEASE_WITHOUT_JOURNAL: &str = "
     UPDATE lanes SET run = NULL, token = NULL, owner_pid = NULL, owner_started = NULL,
         owner_key = NULL, orphaned_generation = NULL

@@ -609,14 +609,21 @@ fn bad_exports_fail_with_a_clear_message_and_write_nothing() {
         &format!("journal row {seq}: no generation, or one below 1 (NULL)"),
     );
 
-    // A schema from before the journal says how to get one.
+    // A pre-release schema older than the one this release upgrades says how to upgrade it.
     as_admin(&format!(
-        "DELETE FROM {schema}.lanes_schema_version WHERE version >= 5"
+        "DELETE FROM {schema}.lanes_schema_version;
+         INSERT INTO {schema}.lanes_schema_version (version, description)
+         SELECT v, CASE v WHEN 1 THEN 'lanes, queues, reservations' ELSE 'pre' END
+         FROM generate_series(1, 6) v"
     ));
-    refused(&[], "keeps no journal (journals begin at version 5)");
+    refused(
+        &[],
+        "made by a pre-release build of project-lanes-pg and is at its version 6",
+    );
     as_admin(&format!(
-        "INSERT INTO {schema}.lanes_schema_version (version, description) \
-         SELECT v, 'again' FROM generate_series(5, {SCHEMA_VERSION}) v"
+        "DELETE FROM {schema}.lanes_schema_version;
+         INSERT INTO {schema}.lanes_schema_version (version, description)
+         VALUES ({SCHEMA_VERSION}, 'restored')"
     ));
 
     // A journal written by a newer schema is not read.

@@ -187,60 +187,6 @@ fn the_database_refuses_an_orphan_flag_that_is_not_its_current_holders() {
     }
 }
 
-#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
-#[test]
-fn an_upgrade_drops_flags_that_cannot_name_their_holder_and_recovery_flags_the_dead_again() {
-    use project_lanes_pg::schema::MIGRATIONS;
-    let (url, schema) = (url(), fresh_schema());
-    let mut sql = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    // Version 2's bug: `idle` kept its flag after a release, `live` inherited it (its holder is
-    // this test's own session, alive throughout), `dead` is flagged for a holder long gone.
-    let row = sql
-        .query_one(
-            "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-            &[],
-        )
-        .unwrap();
-    let (pid, started): (i32, std::time::SystemTime) = (row.get(0), row.get(1));
-    sql.batch_execute(&format!(
-        "CREATE SCHEMA {schema}; SET search_path TO {schema};
-         CREATE TABLE lanes_schema_version (version integer PRIMARY KEY,
-             description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
-         {} {}
-         INSERT INTO lanes_schema_version (version, description) VALUES (1, 'v1'), (2, 'v2');
-         INSERT INTO lanes (project, generation, run, token, orphaned)
-             VALUES ('idle', 1, NULL, NULL, true), ('dead', 2, 'old', 'x', true);",
-        MIGRATIONS[0].sql, MIGRATIONS[1].sql
-    ))
-    .unwrap();
-    sql.execute(
-        &format!(
-            "INSERT INTO {schema}.lanes (project, generation, run, token, orphaned, owner_pid, \
-             owner_started) VALUES ('live', 3, 'new', 'y', true, $1, $2)"
-        ),
-        &[&pid, &started],
-    )
-    .unwrap();
-    let lanes = PgLanes::connect(&url, &schema).unwrap();
-    assert_eq!(
-        lanes.orphans().unwrap(),
-        vec![],
-        "no flag survives the upgrade"
-    );
-    let recovery = lanes.recover().unwrap();
-    let flagged: Vec<(&str, u64)> = recovery
-        .orphans
-        .iter()
-        .map(|m| (m.project.as_str(), m.generation))
-        .collect();
-    assert_eq!(
-        flagged,
-        [("dead", 2)],
-        "only the holder that is really gone"
-    );
-    assert_eq!(lanes.orphans().unwrap().len(), 1);
-}
-
 /// `statement` run in `schema` as the test's role, with the orphan constraint dropped first: a
 /// database that someone edited by hand, or restored from before the constraint.
 fn corrupt(schema: &str, statement: &str) {

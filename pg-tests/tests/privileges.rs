@@ -6,7 +6,6 @@ mod common;
 use project_lanes::backend::Refusal;
 use project_lanes::dispatch::ReservationState;
 use project_lanes::{LaneError, Outcome};
-use project_lanes_pg::schema::MIGRATIONS;
 use project_lanes_pg::{PgDispatcher, PgLanes};
 
 use common::fresh_schema;
@@ -59,23 +58,17 @@ fn an_application_role_that_would_have_to_create_or_upgrade_says_who_can() {
         "{text}"
     );
 
-    // A schema at version 2 that the application role may use: it may not upgrade it.
+    // A pre-release schema that the application role may use: it may not upgrade it.
     let schema = fresh_schema();
     owner.run(&format!(
-        "CREATE SCHEMA {schema}; SET search_path TO {schema};
-         CREATE TABLE lanes_schema_version (version integer PRIMARY KEY,
-             description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
-         {} {}
-         INSERT INTO lanes_schema_version (version, description) VALUES (1, 'v1'), (2, 'v2');
-         {}",
-        MIGRATIONS[0].sql,
-        MIGRATIONS[1].sql,
+        "{} {}",
+        common::pre_release::schema(&schema, common::pre_release::MIGRATIONS.len()),
         grants(&schema, &app.name)
     ));
     let old = PgLanes::connect(&app.url(), &schema).unwrap_err();
     let text = old.to_string();
     assert!(
-        text.contains("42501") && text.contains("at version 2, this crate needs"),
+        text.contains("42501") && text.contains("at version 7 of the pre-release schema"),
         "{text}"
     );
     // Its owner upgrades it; the application role connects from then on.

@@ -7,7 +7,8 @@
 //! ones. A schema newer than this crate is refused rather than used.
 //!
 //! The migrations are the files `pg/migrations/NNNN_name.sql`, compiled in, applied in order; the
-//! schema version is their number.
+//! schema version is their number. A schema made by a build before the first release is
+//! recognised by its version table and upgraded in place ([`pre_release`]).
 
 use postgres::types::ToSql;
 use postgres::{Client, Row};
@@ -26,48 +27,61 @@ pub struct Migration {
 }
 
 /// The migrations, in order. Never edit one that was released; add the next file and its entry.
-pub const MIGRATIONS: &[Migration] = &[
-    Migration {
-        version: 1,
-        description: "lanes, queues, reservations",
-        sql: include_str!("../migrations/0001_lanes_queues_reservations.sql"),
-    },
-    Migration {
-        version: 2,
-        description: "dispatch never waits for a lane",
-        sql: include_str!("../migrations/0002_dispatch_never_waits_for_a_lane.sql"),
-    },
-    Migration {
-        version: 3,
-        description: "an orphan flag belongs to the holder it was set for",
-        sql: include_str!("../migrations/0003_orphan_flag_belongs_to_its_holder.sql"),
-    },
-    Migration {
-        version: 4,
-        description: "holders are alive while they hold their session lock",
-        sql: include_str!(
-            "../migrations/0004_holders_alive_while_they_hold_their_session_lock.sql"
-        ),
-    },
-    Migration {
-        version: 5,
-        description: "a journal of every transition",
-        sql: include_str!("../migrations/0005_a_journal_of_every_transition.sql"),
-    },
-    Migration {
-        version: 6,
-        description: "the journal without an index on time",
-        sql: include_str!("../migrations/0006_journal_without_an_index_on_time.sql"),
-    },
-    Migration {
-        version: 7,
-        description: "a claim or a release waits for a dispatch in progress",
-        sql: include_str!("../migrations/0007_lane_operations_wait_for_a_dispatch.sql"),
-    },
-];
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    description: "lanes, queues, reservations and their journal",
+    sql: include_str!("../migrations/0001_schema.sql"),
+}];
 
 /// The newest schema version this crate knows: the number of migrations.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// The schema of the builds before the first release, which numbered its own migrations 1 to 7.
+/// Its last version has this release's tables; [`migrate`] upgrades it in place (its functions
+/// replaced, its version table rewritten, its rows kept). Older pre-release versions are refused,
+/// saying how to upgrade them.
+pub mod pre_release {
+    /// The description of its version 1, which tells its version table from this release's.
+    pub const FIRST: &str = "lanes, queues, reservations";
+    /// Its last version, the one [`migrate`](super::migrate) upgrades.
+    pub const LAST: i32 = 7;
+    /// Its functions that this release does not define: dropped before the baseline is run
+    /// again over its tables.
+    pub(crate) const DROP: &str =
+        "DROP FUNCTION IF EXISTS lanes_dispatch(text, integer, timestamptz);
+         DROP FUNCTION IF EXISTS lanes_recover();";
+}
+
+/// What a schema's version table says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// No version table: no lanes here yet.
+    Missing,
+    /// This release's numbering, at this version.
+    At(i32),
+    /// A [pre-release](pre_release) schema, at its version.
+    PreRelease(i32),
+}
+
+impl Found {
+    /// `CONFIG` if no handle of this crate may use (or upgrade) the schema, saying why.
+    pub(crate) fn usable(self, schema: &str) -> Result<(), PgError> {
+        match self {
+            Found::At(v) if v > SCHEMA_VERSION => Err(PgError::Config(format!(
+                "schema {schema} is at version {v}, newer than this crate's {SCHEMA_VERSION}; \
+                 upgrade project-lanes-pg"
+            ))),
+            Found::PreRelease(v) if v != pre_release::LAST => Err(PgError::Config(format!(
+                "schema {schema} was made by a pre-release build of project-lanes-pg and is at \
+                 its version {v}; this release upgrades only its last version ({}): connect a \
+                 handle of the last pre-release build once, as the schema's owner, then this one \
+                 (CHANGELOG.md, 0.1.0, names that build)",
+                pre_release::LAST
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
 
 /// Schema names: lower-case ASCII letters, digits and `_`, starting with a letter or `_`, at most
 /// 63 bytes (PostgreSQL's identifier limit), so they need no quoting; and a name PostgreSQL
@@ -134,9 +148,9 @@ fn schema_name_problem(name: &str) -> Option<String> {
 /// Creates `schema` if needed and applies the missing migrations. Returns the schema's version.
 ///
 /// A schema already at this crate's version is only read (no lock, no DDL), so a role that may
-/// use the schema but not create in it (see the README's *Privileges*) connects. Creating or
-/// upgrading takes a role that may create in the database and the schema, such as its owner; a
-/// role that may not gets `42501` with a message that says so.
+/// use the schema but not create in it (the guide's PostgreSQL chapter, *Privileges*) connects.
+/// Creating or upgrading takes a role that may create in the database and the schema, such as
+/// its owner; a role that may not gets `42501` with a message that says so.
 pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
     check_name(schema)?;
     migrate_with(client, schema)
@@ -172,11 +186,11 @@ impl Sql for Client {
 
 /// [`migrate`], on a schema name already checked.
 pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, PgError> {
-    let current = version(client, schema)?;
-    if current == Some(SCHEMA_VERSION) {
+    let found = read_version(client, schema)?;
+    if found == Found::At(SCHEMA_VERSION) {
         return Ok(SCHEMA_VERSION);
     }
-    newer_refused(schema, current.unwrap_or(0))?;
+    found.usable(schema)?;
     apply(client, schema).map_err(|e| match e {
         PgError::Database(code, message) if code == "42501" => PgError::Database(
             code,
@@ -184,9 +198,12 @@ pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, P
                 "{message} (schema {schema} is {}; creating or upgrading it takes a role \
                  that may create in the database and the schema, such as its owner: connect \
                  once as that role)",
-                match current {
-                    None => "missing".to_owned(),
-                    Some(v) => format!("at version {v}, this crate needs {SCHEMA_VERSION}"),
+                match found {
+                    Found::Missing => "missing".to_owned(),
+                    Found::At(v) => format!("at version {v}, this crate needs {SCHEMA_VERSION}"),
+                    Found::PreRelease(v) => format!(
+                        "at version {v} of the pre-release schema, which this crate upgrades"
+                    ),
                 }
             ),
         ),
@@ -195,30 +212,34 @@ pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, P
     Ok(SCHEMA_VERSION)
 }
 
-/// The schema's version, read without a lock; `None` if it has no version table yet.
-fn version(client: &mut impl Sql, schema: &str) -> Result<Option<i32>, PgError> {
+/// What the schema's version table says, read without a lock.
+pub(crate) fn read_version(client: &mut impl Sql, schema: &str) -> Result<Found, PgError> {
     let table = format!("{schema}.lanes_schema_version");
     let exists: bool = client
         .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])?
         .try_get(0)?;
     if !exists {
-        return Ok(None);
+        return Ok(Found::Missing);
     }
-    let row = client.query_one(
-        &format!("SELECT coalesce(max(version), 0) FROM {table}"),
-        &[],
-    )?;
-    Ok(Some(row.try_get(0)?))
+    version_in(client, &table)
 }
 
-fn newer_refused(schema: &str, current: i32) -> Result<(), PgError> {
-    if current > SCHEMA_VERSION {
-        return Err(PgError::Config(format!(
-            "schema {schema} is at version {current}, newer than this crate's {SCHEMA_VERSION}; \
-             upgrade project-lanes-pg"
-        )));
-    }
-    Ok(())
+/// The version `table` records.
+fn version_in(client: &mut impl Sql, table: &str) -> Result<Found, PgError> {
+    let row = client.query_one(
+        &format!(
+            "SELECT coalesce(max(version), 0),
+                    coalesce(bool_or(version = 1 AND description = $1), false)
+             FROM {table}"
+        ),
+        &[&pre_release::FIRST],
+    )?;
+    let version = row.try_get(0)?;
+    Ok(if row.try_get(1)? {
+        Found::PreRelease(version)
+    } else {
+        Found::At(version)
+    })
 }
 
 /// The migrations the schema lacks, in one transaction under the schema's advisory lock.
@@ -248,13 +269,20 @@ fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgErr
              applied_at timestamptz NOT NULL DEFAULT now()
          );"
     ))?;
-    let current: i32 = client
-        .query_one(
-            "SELECT coalesce(max(version), 0) FROM lanes_schema_version",
-            &[],
-        )?
-        .try_get(0)?;
-    newer_refused(schema, current)?;
+    let found = version_in(client, "lanes_schema_version")?;
+    found.usable(schema)?;
+    let current = match found {
+        Found::At(v) => v,
+        Found::Missing => 0,
+        Found::PreRelease(_) => {
+            // Its tables are the baseline's, which is idempotent over them: with the functions
+            // it does not define dropped and the version table emptied, the baseline runs again,
+            // replacing every function, and starts this release's numbering.
+            client.batch_execute(pre_release::DROP)?;
+            client.batch_execute("DELETE FROM lanes_schema_version")?;
+            0
+        }
+    };
     for m in MIGRATIONS.iter().filter(|m| m.version > current) {
         client.batch_execute(m.sql)?;
         client.execute(

@@ -1,5 +1,5 @@
 //! Every SQL statement of the handles, in one place and by name; the tables and functions they
-//! use are the migrations' (`pg/migrations/`). The prepared ones come as structs with a field per
+//! use are the schema's (`pg/migrations/`). The prepared ones come as structs with a field per
 //! statement, so no two can be swapped by position.
 
 use postgres::Statement;
@@ -15,17 +15,9 @@ const CLAIM: &str = "SELECT * FROM lanes_claim($1, $2, $3, $4, $5)";
 /// returns the stop request. `$1` project, `$2` token, `$3` run, `$4` generation, `$5` outcome.
 const RELEASE: &str = "SELECT * FROM lanes_release($1, $2, $3, $4, $5)";
 
-/// A stop request by the lease's token, journaled; the lane stays held.
-/// `$1` project, `$2` token, `$3` run, `$4` generation.
-const STOP: &str = "
-    WITH s AS (
-        UPDATE lanes SET stop_requested = true WHERE project = $1 AND token = $2 RETURNING run),
-    j AS (
-        INSERT INTO lanes_journal (op, code, project, run, generation)
-        SELECT 'request_stop', CASE WHEN s.run IS NULL THEN 'LEASE_NOT_CURRENT' ELSE 'OK' END,
-               $1, $3, $4
-        FROM (SELECT 1) one LEFT JOIN s ON true)
-    SELECT run FROM s";
+/// A stop request by the lease's token (`lanes_request_stop`), journaled; the lane stays held.
+/// Returns the holder's run. `$1` project, `$2` token, `$3` run, `$4` generation.
+const STOP: &str = "SELECT * FROM lanes_request_stop($1, $2, $3, $4)";
 
 /// A lane's holder and stop request (no row: idle).
 const VIEW: &str = "SELECT run, stop_requested FROM lanes WHERE project = $1";

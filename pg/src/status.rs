@@ -105,8 +105,8 @@ pub struct Pending {
 const ATTEMPTS: usize = 5;
 
 /// What `config`'s schema holds now. A schema that holds no lanes (a misspelled name) is an
-/// error, never created; so is one too old to keep a journal (version 5) or newer than this
-/// crate.
+/// error, never created; so is one newer than this crate, or a pre-release one it does not
+/// upgrade.
 pub fn read(config: &PgConfig) -> Result<Status, PgError> {
     let mut client = journal::read::connect(config).map_err(pg_error)?;
     let schema = config.schema.as_str();

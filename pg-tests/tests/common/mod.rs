@@ -1,6 +1,7 @@
 //! What the PostgreSQL tests share: the database to use and fresh schemas in it.
 #![allow(dead_code)] // each test file uses part of it
 
+pub mod pre_release;
 pub mod roles;
 
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -16,11 +16,8 @@ use super::start;
 use super::{JournalError, Stored, StoredEntry};
 
 use crate::config::GRACE;
-use crate::schema::{self, SCHEMA_VERSION};
+use crate::schema::{self, Found, SCHEMA_VERSION};
 use crate::{PgConfig, PgError};
-
-/// The first schema version that keeps a journal.
-pub(crate) const JOURNAL_VERSION: i32 = 5;
 
 /// A plain connection for reading (and pruning) the journal: no migration, no session lock, the
 /// handle's time limit as the server's statement timeout.
@@ -79,30 +76,26 @@ pub(crate) fn check_exists(client: &mut Client, schema: &str) -> Result<(), Jour
 /// The schema exists, keeps a journal, and is not newer than this crate.
 fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> {
     check_exists(client, schema)?;
-    let table = format!("{schema}.lanes_schema_version");
-    let version: i32 = client
-        .query_one(
-            &format!("SELECT coalesce(max(version), 0) FROM {table}"),
-            &[],
-        )
-        .map_err(PgError::from)?
-        .try_get(0)
-        .map_err(PgError::from)?;
-    if version > SCHEMA_VERSION {
-        return Err(JournalError::Schema(format!(
-            "schema {schema} is at version {version}, newer than this lanes-pg's \
-             {SCHEMA_VERSION}: its journal may hold what this version cannot read; upgrade \
-             lanes-pg"
-        )));
+    let found = schema::read_version(client, schema)?;
+    if let Found::At(version) = found {
+        if version > SCHEMA_VERSION {
+            return Err(JournalError::Schema(format!(
+                "schema {schema} is at version {version}, newer than this lanes-pg's \
+                 {SCHEMA_VERSION}: its journal may hold what this version cannot read; upgrade \
+                 lanes-pg"
+            )));
+        }
+        if version == 0 {
+            return Err(JournalError::Schema(format!(
+                "schema {schema} records no version yet: connect a handle once, as the \
+                 schema's owner, to create its tables"
+            )));
+        }
     }
-    if version < JOURNAL_VERSION {
-        return Err(JournalError::Schema(format!(
-            "schema {schema} is at version {version} and keeps no journal (journals begin at \
-             version {JOURNAL_VERSION}): connect a handle of this version once, as the \
-             schema's owner, to upgrade it"
-        )));
+    match found.usable(schema) {
+        Err(PgError::Config(why)) => Err(JournalError::Schema(why)),
+        other => Ok(other?),
     }
-    Ok(())
 }
 
 /// The journal's columns, in the order [`entry`] reads them.
