@@ -2,8 +2,8 @@
 //! claim+release pair, measured so that the machine's load cancels out.
 //!
 //! Criterion (`benches/lanes.rs`) times lanes with and without a journal one after the other,
-//! seconds apart; on a shared machine their medians move by a third from run to run, more than
-//! the difference being measured. Here the two alternate in rounds of 16,384 pairs (the same 64
+//! seconds apart; on a shared machine their medians move from run to run by more than the
+//! difference being measured. Here the two alternate in rounds of 16,384 pairs (the same 64
 //! projects, a take of the journal after each round, not timed), and each round gives a ratio of
 //! the two; the figure is the median of 400 such ratios, and five passes show its spread.
 //!

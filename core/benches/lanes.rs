@@ -1,9 +1,9 @@
 //! `cargo bench -p project-lanes`: the cost of lane operations against a bare
 //! `Mutex<HashMap<String, _>>` floor, with and without a journal (and with a system clock for its
 //! times), what a take of the journal costs, and how two threads fare on distinct projects
-//! versus one. On a shared machine criterion's medians move by a third from run to run: for
-//! what a journal adds, `benches/journal_overhead.rs` alternates the two lanes and cancels the
-//! load out, and callgrind's instruction counts do not depend on it at all.
+//! versus one. On a shared machine criterion's medians move from run to run: for what a journal
+//! adds, `benches/journal_overhead.rs` alternates the two lanes and cancels the load out, and
+//! callgrind's instruction counts do not depend on it at all.
 
 use std::collections::HashMap;
 use std::hint::black_box;

@@ -6,11 +6,6 @@
 //! the same error codes, and implement the core's [`backend`](project_lanes::backend) traits, so
 //! one test suite runs against both backends.
 //!
-//! Each claim gets a fencing [generation](PgLease::generation) that only grows per project.
-//! When a process dies holding a lane, [`PgLanes::recover`] (also run by
-//! [`PgDispatcher::connect`]) marks it for a person to look at; nothing is released as if
-//! finished and nothing is replayed ([`recover`]).
-//!
 //! ```no_run
 //! use project_lanes::Outcome;
 //! use project_lanes_pg::PgLanes;
@@ -23,7 +18,12 @@
 //! # Ok::<(), project_lanes_pg::PgError>(())
 //! ```
 //!
-//! With the dispatcher (the README's example):
+//! Each claim gets a fencing [generation](PgLease::generation) that only grows per project.
+//! When a process dies holding a lane, [`PgLanes::recover`] (also run by
+//! [`PgDispatcher::connect`]) marks it for a person to look at; nothing is released as if
+//! finished and nothing is replayed ([`recover`]).
+//!
+//! With the dispatcher (the example of the guide's PostgreSQL chapter):
 //!
 //! ```no_run
 //! use project_lanes::Outcome;

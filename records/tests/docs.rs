@@ -49,3 +49,18 @@ fn the_browser_tests_optimisation_level_is_stated_only_in_cargo_toml() {
         }
     }
 }
+
+#[test]
+fn the_guides_example_of_a_build_error_names_the_line_it_breaks() {
+    let chapter = std::fs::read_to_string(workspace().join("docs/src/scenarios.md")).unwrap();
+    let line = chapter
+        .lines()
+        .position(|l| l == "run = \"nightly-2\"")
+        .expect("the Japanese block's second claim")
+        + 1;
+    let shown = format!("mdbook-lanes: src/scenarios.md:{line}:7: in this ```lanes block");
+    assert!(
+        chapter.contains(&shown) && chapter.contains(&format!("\n{line} | run = nightly-2\n")),
+        "the error shown in docs/src/scenarios.md should name line {line}"
+    );
+}

@@ -1,4 +1,4 @@
-//! The README's "Publish your own records" walk-through, run as written: its `sh` blocks, in
+//! The guide's "Publish your own records" walk-through (`docs/src/publish.md`), run as written: its `sh` blocks, in
 //! order, in an empty folder standing for a fresh clone.
 //!
 //! `cargo` is a stand-in on `PATH`: `cargo run -p lane-records -- ARGS` runs this build's
@@ -15,21 +15,15 @@ use lane_records::{ReplayReport, read_record, records_dir, replay_file, sha256_h
 use project_lanes::record::{Index, StepResult};
 use tempfile::TempDir;
 
-const SECTION: &str = "## Publish your own records";
+const CHAPTER: &str = "docs/src/publish.md";
 
 fn workspace() -> PathBuf {
     records_dir().parent().unwrap().to_path_buf()
 }
 
-/// The walk-through section of the README.
+/// The walk-through: the guide's chapter.
 fn section() -> String {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let start = readme
-        .find(SECTION)
-        .expect("the README has the walk-through");
-    let rest = &readme[start + SECTION.len()..];
-    let end = rest.find("\n## ").unwrap_or(rest.len());
-    rest[..end].to_string()
+    std::fs::read_to_string(workspace().join(CHAPTER)).expect("the guide has the walk-through")
 }
 
 /// The fenced blocks of `text` with this info string, in order.
@@ -182,6 +176,6 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
         stderr.starts_with(&shown),
-        "README shows\n{shown}\nthe command prints\n{stderr}"
+        "the guide shows\n{shown}\nthe command prints\n{stderr}"
     );
 }
