@@ -1,10 +1,23 @@
-//! `lanes-pg`: operator commands for lanes and queues on PostgreSQL. Run `lanes-pg --help`; the
-//! guide's PostgreSQL chapter is its manual. This library is the command itself ([`main`]), so
-//! the tests of `project-lanes-pg` can build it; it has no other API.
+//! # lanes-pg
+//!
+//! Operator commands for lanes and queues on PostgreSQL. Run `lanes-pg --help`; the guide's
+//! PostgreSQL chapter is its manual. This library is the command itself ([`main`]), so the tests
+//! of `project-lanes-pg` can build it; it has no other API (its other public items are the
+//! command's own helpers).
+//!
+//! ```no_run
+//! // The `lanes-pg` binary, whole (not run here: it reads the process's arguments and needs a
+//! // database).
+//! fn main() -> std::process::ExitCode {
+//!     lanes_pg::main()
+//! }
+//! ```
 //!
 //! Exit status 0 on success, 1 with one line on stderr when the command fails (never a panic:
 //! output that cannot be written, to a closed pipe for instance, is an error like any other), 2
 //! for a mistake in the command line. URLs are never echoed: they can hold a password.
+
+#![warn(missing_docs)]
 
 /// A command's help with its positionals written out: clap writes `[URL] SCHEMA` as one
 /// placeholder (`<[URL] SCHEMA>...`), since a list of positionals cannot start with an optional
@@ -180,7 +193,9 @@ pub fn main() -> ExitCode {
 /// Why a command failed (exit status 1), or a mistake in the command line that only the server
 /// could tell (exit status 2): one line on stderr either way.
 pub enum Failure {
+    /// The command failed (exit status 1): the line to write.
     Error(String),
+    /// A mistake in the command line (exit status 2): the line to write.
     Usage(String),
 }
 
@@ -198,6 +213,7 @@ impl From<String> for Failure {
     }
 }
 
+/// What a command returns: done, or why not.
 pub type Done = Result<(), Failure>;
 
 fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
@@ -360,10 +376,12 @@ fn check_schema(config: &PgConfig) -> Done {
     project_lanes_pg::journal::check_schema(config).map_err(|e| Failure::Error(e.to_string()))
 }
 
+/// A database error as a failed command (exit status 1).
 pub fn err(e: PgError) -> Failure {
     Failure::Error(e.to_string())
 }
 
+/// Output that could not be written (a closed pipe, a full disk) as a failed command.
 pub fn write_error(e: std::io::Error) -> Failure {
     Failure::Error(format!("cannot write the output: {e}"))
 }

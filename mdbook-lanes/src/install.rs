@@ -17,8 +17,9 @@ use crate::NAME;
 
 /// The folder of the book the assets go to.
 pub const ASSET_DIR: &str = "lanes";
-/// The assets: the element (wasm inside) and the viewer's stylesheet.
+/// The file name of the first asset: the element's script, the wasm inside.
 pub const SCRIPT: &str = "lane-viewer.standalone.js";
+/// The file name of the second asset: the viewer's stylesheet.
 pub const STYLESHEET: &str = "viewer.css";
 
 /// What `install` did, for a person.

@@ -7,9 +7,46 @@
 //! becomes a `<lane-viewer>` holding the record's static picture and the record itself, which the
 //! viewer script checks and replays in the reader's browser.
 //!
+//! ```
+//! use std::path::Path;
+//!
+//! use mdbook_lanes::embed::{self, Chapter};
+//! use project_lanes_view::i18n::Lang;
+//!
+//! let scenario = r#"
+//! format = "project-lanes/scenario"
+//! version = 1
+//! id = "busy"
+//! title = { en = "Busy", ja = "使用中" }
+//! summary = { en = "A second claim is refused.", ja = "二度目の取得は拒否されます。" }
+//! projects = ["docs", "site"]
+//! untouched_project = "site"
+//!
+//! [[steps]]
+//! op = "claim"
+//! project = "docs"
+//! run = "build-1"
+//!
+//! [[steps]]
+//! op = "claim"
+//! project = "docs"
+//! run = "build-2"
+//! "#;
+//! let markdown = format!("# A busy project\n\n```lanes\n{scenario}```\n");
+//! let at = Chapter { file: Path::new("src/busy.md"), dir: Path::new("src"), lang: Lang::En };
+//! let mut counter = 0; // numbers the elements across the book
+//! let page = embed::chapter(&markdown, &at, &mut counter)?;
+//! assert!(page.starts_with("# A busy project"));
+//! assert!(page.contains("<lane-viewer lang=\"en\">"));
+//! assert!(page.contains("PROJECT_BUSY")); // the core's answer, run at build time
+//! # Ok::<(), mdbook_lanes::EmbedError>(())
+//! ```
+//!
 //! [`embed`] rewrites one chapter; [`install`] sets a book up (`mdbook-lanes install BOOK_DIR`).
 //! `main.rs` speaks mdBook's protocol (`supports RENDERER`; `[context, book]` on stdin, the book
 //! on stdout).
+
+#![warn(missing_docs)]
 
 pub mod embed;
 pub mod install;

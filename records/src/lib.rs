@@ -5,8 +5,43 @@
 //! (`index.json` with the SHA-256 of each file), checks the committed records against a fresh
 //! generation from `records/scenarios/`, and reads and replays record files with clear errors.
 //!
+//! ```
+//! use lane_records::scenario::Scenario;
+//!
+//! let text = r#"
+//! format = "project-lanes/scenario"
+//! version = 1
+//! id = "tiny"
+//! title = { en = "Tiny", ja = "小さな例" }
+//! summary = { en = "A second claim is refused.", ja = "二度目の取得は拒否されます。" }
+//! projects = ["docs", "site"]
+//! untouched_project = "site"
+//!
+//! [[steps]]
+//! op = "claim"
+//! project = "docs"
+//! run = "build-1"
+//!
+//! [[steps]]
+//! op = "claim"
+//! project = "docs"
+//! run = "build-2"
+//! "#;
+//! // As `lane-records run tiny.toml` does: each step runs on the core, which gives its answer.
+//! let record = Scenario::parse("tiny.toml".as_ref(), text)?.record()?;
+//! assert_eq!(record.steps[1].result.code(), "PROJECT_BUSY");
+//! let bytes = lane_records::to_json(&record); // the file it writes
+//!
+//! // As `lane-records replay` does with the file.
+//! let read = lane_records::parse_record(&bytes)?;
+//! assert!(project_lanes::record::replay(&read).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! It is not the viewer (that is `web/`) and holds no lane logic of its own: results come from the
 //! core, and the record format and its checks live in `project_lanes::record`.
+
+#![warn(missing_docs)]
 
 pub mod render;
 pub mod scenario;

@@ -23,6 +23,7 @@ pub struct Outputs<'a> {
     pub html: Option<&'a Path>,
     /// The folder of SVG files, if any.
     pub svg: Option<&'a Path>,
+    /// The language both are written in.
     pub lang: Lang,
 }
 

@@ -3,13 +3,6 @@
 //! Worker threads that drive a `project-lanes` [`Dispatcher`]: a number of workers per queue, a
 //! work function and a persistence function.
 //!
-//! The dispatcher sits behind one mutex that is held only for its short transitions; the work and
-//! the save run outside it, so one reservation's long work never delays operations on others.
-//! Each dispatched reservation is settled by a guard on every path: if the work or the save
-//! returns an error or panics, the reservation still completes (as `needs_review` when the outcome
-//! is unknown) and its lane is released, once, with its own lease. A late or repeated completion
-//! is refused by the dispatcher (`NOT_PERSISTING`) and can never release a newer owner.
-//!
 //! ```
 //! use project_lanes::Outcome;
 //! use project_lanes::dispatch::{Dispatcher, ReservationState};
@@ -26,6 +19,13 @@
 //! let dispatcher = runner.shutdown().expect("no worker died");
 //! assert!(!dispatcher.view("docs").unwrap().busy);
 //! ```
+//!
+//! The dispatcher sits behind one mutex that is held only for its short transitions; the work and
+//! the save run outside it, so one reservation's long work never delays operations on others.
+//! Each dispatched reservation is settled by a guard on every path: if the work or the save
+//! returns an error or panics, the reservation still completes (as `needs_review` when the outcome
+//! is unknown) and its lane is released, once, with its own lease. A late or repeated completion
+//! is refused by the dispatcher (`NOT_PERSISTING`) and can never release a newer owner.
 //!
 //! ## Its journal
 //!
@@ -60,6 +60,11 @@ use project_lanes::dispatch::{
     DispatchError, Dispatcher, FinalState, Job, ReservationId, ReservationState, ReservationView,
 };
 use project_lanes::journal::{Actor, Entry};
+
+/// The crate's README (its page on crates.io), run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
 
 /// Worker threads driving a [`Dispatcher`].
 pub struct Runner {

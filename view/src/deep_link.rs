@@ -8,7 +8,9 @@ use crate::i18n::Lang;
 /// What a deep link asks for.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Link {
+    /// The record's id, decoded.
     pub record: Option<String>,
+    /// The language.
     pub lang: Option<Lang>,
     /// The step, from 0.
     pub step: Option<usize>,

@@ -14,6 +14,7 @@ use crate::error::LoadError;
 
 /// A record file that loaded, passed its hash check (if it has an index) and was read.
 pub struct Loaded<T> {
+    /// The record.
     pub record: Record,
     /// The file's text, shown as raw JSON.
     pub raw: T,
@@ -22,6 +23,7 @@ pub struct Loaded<T> {
 }
 
 impl<T> Loaded<T> {
+    /// A record read from the file with text `raw`, not replayed yet.
     pub fn new(record: Record, raw: T) -> Loaded<T> {
         Loaded {
             record,
@@ -50,6 +52,7 @@ impl<T> Content<T> {
         }
     }
 
+    /// Whether the file is still being fetched.
     pub fn is_pending(&self) -> bool {
         matches!(self, Content::Pending)
     }
@@ -66,7 +69,9 @@ impl<T> From<Result<Rc<Loaded<T>>, LoadError<T>>> for Content<T> {
 
 /// One record to show (from the index, or opened by the person) and what became of its file.
 pub struct Entry<T> {
+    /// The record's id (its tab's `data-record-id`, the deep link's `record`).
     pub id: String,
+    /// The record's title, in both languages (the tab's text).
     pub title: Text,
     /// The file name (for the download link, or the name of the file the person opened).
     pub file: String,
@@ -81,6 +86,7 @@ pub struct Entry<T> {
     /// one (a single record, one held in the page, a lone opened file) is still checked and
     /// replayed, and its panel says there was no hash to compare.
     pub hashed: bool,
+    /// What became of its file.
     pub content: Content<T>,
 }
 

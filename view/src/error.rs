@@ -89,6 +89,7 @@ pub struct LoadError<T> {
 }
 
 impl<T> LoadError<T> {
+    /// A failure of this `kind`, with its `detail` and no file text.
     pub fn new(kind: ViewerError, detail: impl Into<String>) -> LoadError<T> {
         LoadError {
             kind,

@@ -1,7 +1,7 @@
 //! The viewer's frame around the panel, as [`Tree`] operations: the language switcher, the
 //! "Open records…" controls, the record selector's tabs, the error boxes and the loading line.
 //!
-//! DOM contract (README): `[role=tab][data-record-id][aria-selected]` tabs (with
+//! DOM contract (docs/src/dom-contract.md): `[role=tab][data-record-id][aria-selected]` tabs (with
 //! `[data-opened-file]` and `[data-tab-error]`), `[data-lang-choice]` buttons,
 //! `[data-open-records]` and `[data-viewer-error]`.
 
@@ -78,7 +78,9 @@ pub fn open_controls(t: &mut Tree, parent: N, lang: Lang) {
 
 /// The ids a tab needs: its own and its panel's.
 pub struct TabIds<'a> {
+    /// The tab's `id`.
     pub tab: &'a str,
+    /// The `id` of the panel it controls (`aria-controls`).
     pub panel: &'a str,
 }
 

@@ -4,23 +4,7 @@
 //! depends on the core alone (no `web-sys`, no `wasm-bindgen`). The viewer (`lane-viewer`, in
 //! `web/`) carries it out in a page; native tests drive it directly.
 //!
-//! - [`i18n`]: every string in English and Japanese, with the glossary's terms.
-//! - [`tree`]: a piece of DOM as fixed-width operations ([`tree::Tree`]), built by the viewer in
-//!   one crossing and written as markup by [`tree::html::write`].
-//! - [`timeline`], [`steps`], [`panel`], [`frame`]: what the viewer draws, written once as
-//!   operations: the timeline, the step cards, a record's panel, and the frame around it (tabs,
-//!   language switcher, error boxes). [`describe`] gives them the words for a record's values.
-//! - [`state`]: one viewer's state (records, selection, language, current step, the deep
-//!   link's wishes) and its transitions, each returning what to show again.
-//! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
-//!   `#record=…&lang=…&step=…` address.
-//! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
-//!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
-//!   callers, the window), with the times that stand out, as `lane-records replay` says too.
-//!
-//! It fetches nothing, reads no files and replays nothing: the viewer does.
-//!
-//! A record's timeline as HTML markup, as the README shows it:
+//! A record's timeline as HTML markup (the guide's viewer chapter shows it too):
 //!
 //! ```
 //! use project_lanes_view::i18n::Lang;
@@ -42,6 +26,24 @@
 //! assert!(page.contains("data-step=\"0\""));
 //! ```
 //!
+//! Its modules:
+//!
+//! - [`i18n`]: every string in English and Japanese, with the glossary's terms.
+//! - [`tree`]: a piece of DOM as fixed-width operations ([`tree::Tree`]), built by the viewer in
+//!   one crossing and written as markup by [`tree::html::write`].
+//! - [`timeline`], [`steps`], [`panel`], [`frame`]: what the viewer draws, written once as
+//!   operations: the timeline, the step cards, a record's panel, and the frame around it (tabs,
+//!   language switcher, error boxes). [`describe`] gives them the words for a record's values.
+//! - [`state`]: one viewer's state (records, selection, language, current step, the deep
+//!   link's wishes) and its transitions, each returning what to show again.
+//! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
+//!   `#record=…&lang=…&step=…` address.
+//! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
+//!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
+//!   callers, the window), with the times that stand out, as `lane-records replay` says too.
+//!
+//! It fetches nothing, reads no files and replays nothing: the viewer does.
+//!
 //! The frame around a record, for instance the language switcher:
 //!
 //! ```
@@ -54,6 +56,8 @@
 //!     "<button class=\"lv-lang\" type=\"button\" lang=\"en\" data-lang-choice=\"en\" aria-pressed=\"false\">English</button>"
 //! ));
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod deep_link;
 pub mod describe;
@@ -73,3 +77,8 @@ pub mod tree;
 /// The viewer's stylesheet (`view/viewer.css`, light and dark): the one file the pages, the
 /// element and the standalone SVG pictures share.
 pub const STYLESHEET: &str = include_str!("../viewer.css");
+
+/// The crate's README (its page on crates.io), run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

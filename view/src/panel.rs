@@ -5,7 +5,7 @@
 //! (`steps::cards`) go between head and tail; the caller puts them together, and fills in what
 //! only the page holds (the file's text).
 //!
-//! DOM contract (README): `[data-verification-line]`, `[data-nothing-executed]`,
+//! DOM contract (docs/src/dom-contract.md): `[data-verification-line]`, `[data-nothing-executed]`,
 //! `[data-goto-step]`, `[data-lane][data-busy][data-run][data-state]` rows of the final lanes
 //! and `[data-untouched-project]` (only for a record that names an untouched project).
 

@@ -4,7 +4,7 @@
 //! a caller builds them a chunk at a time ([`cards`]), so a 100,000-step record is never held as
 //! operations whole.
 //!
-//! DOM contract (README): `[data-step][data-op][data-result]` steps (from 0), `[data-mismatch]`
+//! DOM contract (docs/src/dom-contract.md): `[data-step][data-op][data-result]` steps (from 0), `[data-mismatch]`
 //! on the step that does not match the core, `[data-time-mark]` on a step whose time stands
 //! out (`earlier`, `outside`), `[data-lane][data-busy][data-run][data-state]`
 //! lanes and `[data-reservation][data-queue][data-project][data-state]` reservations.

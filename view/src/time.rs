@@ -36,12 +36,19 @@ impl Zone for Fixed {
 /// A moment as a clock in some zone reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Local {
+    /// The year, such as `2026`.
     pub year: u64,
+    /// The month, from 1.
     pub month: u64,
+    /// The day of the month, from 1.
     pub day: u64,
+    /// The hour, 0 to 23.
     pub hour: u64,
+    /// The minute, 0 to 59.
     pub minute: u64,
+    /// The second, 0 to 59.
     pub second: u64,
+    /// The millisecond, 0 to 999.
     pub milli: u64,
     /// Minutes east of UTC.
     pub offset: i32,

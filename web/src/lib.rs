@@ -6,12 +6,6 @@
 //! page to prove it, and shows a record selector, each record's steps and the lanes after every
 //! step.
 //!
-//! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
-//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), reads files
-//! with the core's one reader (`project_lanes::record::json`, serde_json), so it gives the
-//! verdict `lane-records replay` gives the same bytes, and `serde-wasm-bindgen` for `mount`'s
-//! options.
-//!
 //! ```js
 //! import init, { mount } from "./pkg/lane_viewer.js";
 //! await init();
@@ -31,6 +25,29 @@
 //!                               // `false` for anything but a whole number of a step
 //! viewer.destroy();
 //! ```
+//!
+//! Mounting from Rust, in another crate compiled to wasm32 with `wasm-bindgen` (compiled here,
+//! not run: `mount` needs a page, and this crate's doctests run natively):
+//!
+//! ```no_run
+//! use wasm_bindgen::JsValue;
+//!
+//! async fn show(element: web_sys::Element) -> Result<(), JsValue> {
+//!     // No options (`undefined`): records/index.json, in the browser's language or English.
+//!     let viewer = lane_viewer::mount(element, JsValue::UNDEFINED).await?;
+//!     assert!(viewer.set_lang("en"));
+//!     viewer.select("stale-release");
+//!     Ok(())
+//! }
+//! ```
+//!
+//! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
+//! is shown is what the record saved. It uses plain `web-sys` (no UI framework), reads files
+//! with the core's one reader (`project_lanes::record::json`, serde_json), so it gives the
+//! verdict `lane-records replay` gives the same bytes, and `serde-wasm-bindgen` for `mount`'s
+//! options.
+
+#![warn(missing_docs)]
 
 mod app;
 mod dom;

@@ -35,9 +35,13 @@ pub const MAX_FETCHES: usize = 6;
 /// What `src` names: a single record (shown without an index), or an index whose records are
 /// still to be fetched ([`pending`], then [`fetch_records`]).
 pub enum Listing {
+    /// A single record, read (it is shown without an index).
     Record(Entry),
+    /// An index, whose records are still to be fetched.
     Index {
+        /// Where the index is, as an absolute URL: its records' files are relative to it.
         url: String,
+        /// The records it lists.
         records: Vec<IndexEntry>,
     },
 }

@@ -30,7 +30,9 @@ pub const MAX_INDEX_RECORDS: usize = 1_024;
 
 /// What a file turned out to be.
 pub enum Read {
+    /// A record, read by the core's reader.
     Record(Box<Loaded>),
+    /// An index: the records it lists.
     Index(Vec<IndexEntry>),
 }
 
@@ -64,6 +66,7 @@ impl Default for Incoming {
 }
 
 impl Incoming {
+    /// A file of which nothing has arrived yet.
     pub fn new() -> Incoming {
         Incoming {
             kept: Vec::new(),
@@ -489,6 +492,7 @@ fn hex(digest: &[u8]) -> String {
     out
 }
 
+/// A record or an index (`kind` says which) of `bytes` bytes or more, over the 16 MiB limit.
 pub fn too_large(kind: ViewerError, bytes: u64) -> LoadError {
     LoadError::new(
         kind,
@@ -529,7 +533,9 @@ fn opened(
 
 /// One file a person opened: its name and what was read of it (or why it could not be read).
 pub struct Opened {
+    /// The file's name.
     pub name: String,
+    /// Its bytes, or why they could not be read.
     pub content: Result<Incoming, LoadError>,
 }
 

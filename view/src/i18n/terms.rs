@@ -13,12 +13,19 @@ use crate::error::ViewerError;
 /// A word of the domain: what an operation, a state, an outcome or an error code is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Term {
+    /// A record's operation (`claim`, `dispatch`, …).
     Op(Op),
+    /// A held lane's state.
     State(LaneState),
+    /// A run's outcome.
     Outcome(Outcome),
+    /// An error code of the lanes.
     LaneError(LaneError),
+    /// An error code of the dispatcher.
     Dispatch(DispatchError),
+    /// A reservation's state.
     Reservation(ReservationState),
+    /// An error code of the viewer's own.
     Viewer(ViewerError),
 }
 

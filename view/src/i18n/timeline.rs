@@ -155,15 +155,18 @@ catalog! {
         AltRefusedStep {
             en: "step {0} ({1})",
             ja: "ステップ {0}（{1}）",
-        }        /// The switch between the two scales (records whose steps have times).
+        }
+        /// The switch between the two scales (records whose steps have times).
         AxisLabel {
             en: "Timeline scale",
             ja: "タイムラインの横軸",
         }
+        /// The scale with one column per step.
         AxisSteps {
             en: "One column per step",
             ja: "1 ステップ 1 列",
         }
+        /// The scale by the steps' times.
         AxisTime {
             en: "Time axis",
             ja: "時間軸",

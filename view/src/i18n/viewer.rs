@@ -12,226 +12,282 @@ catalog! {
             en: "Project lanes: {0}",
             ja: "プロジェクトレーン：{0}",
         }
+        /// The record selector's name, and the region's before a record has a title.
         RecordsLabel {
             en: "Records",
             ja: "記録",
         }
+        /// The language switcher's name.
         LanguageLabel {
             en: "Language",
             ja: "言語",
         }
+        /// Shown while records load.
         Loading {
             en: "Loading records…",
             ja: "記録を読み込んでいます…",
         }
+        /// Under every record: the viewer shows saved metadata and runs nothing.
         NothingExecuted {
             en: "Nothing was executed here. This viewer shows saved records of lane metadata; it runs no work and does not drive the lanes.",
             ja: "ここでは何も実行されていません。このビューアは保存されたレーンのメタデータの記録を表示するだけで、処理を実行したりレーンを操作したりはしません。",
         }
+        /// The heading above the step cards.
         StepsHeading {
             en: "Steps",
             ja: "ステップ",
         }
+        /// A step card's number; `{0}`: the step, from 1.
         StepLabel {
             en: "Step {0}",
             ja: "ステップ {0}",
         }
+        /// The name of a step card's list of lanes.
         LanesAfterStep {
             en: "Lanes after this step",
             ja: "このステップ後のレーン",
         }
+        /// The heading above the lanes after the last step.
         FinalLanesHeading {
             en: "Lanes after the last step",
             ja: "最後のステップ後のレーン",
         }
+        /// A lanes table's project column.
         ProjectColumn {
             en: "Project",
             ja: "プロジェクト",
         }
+        /// A lanes table's state column.
         StateColumn {
             en: "State",
             ja: "状態",
         }
+        /// A lanes table's run column.
         RunColumn {
             en: "Run",
             ja: "実行",
         }
+        /// The state of a lane nobody holds.
         Idle {
             en: "idle",
             ja: "空き",
         }
+        /// The badge of a project no step claims.
         Untouched {
             en: "untouched",
             ja: "手つかず",
         }
+        /// Why a project is untouched; `{0}`: the project.
         UntouchedExplained {
             en: "{0} is untouched: no step claims it, and it stays idle throughout.",
             ja: "{0} はどのステップでも取得されず、最初から最後まで空きのままです。",
         }
+        /// The badge of a step the core accepted.
         Accepted {
             en: "accepted",
             ja: "受理",
         }
+        /// The badge of a step the core refused.
         Refused {
             en: "refused",
             ja: "拒否",
         }
+        /// A step card's inputs.
         Inputs {
             en: "Inputs",
             ja: "入力",
         }
+        /// A step card's response.
         Response {
             en: "Response",
             ja: "応答",
         }
+        /// A claim's response; `{0}`: the lease's handle (`L1`).
         LeaseIssued {
             en: "lease {0} issued",
             ja: "リース {0} を発行",
         }
+        /// A lane view in a step's response.
         ViewReturned {
             en: "lane view",
             ja: "レーンの状態",
         }
+        /// A receipt in a step's response.
         ReceiptReturned {
             en: "receipt",
             ja: "受領証",
         }
+        /// A receipt whose run was asked to stop.
         StopRequestedYes {
             en: "a stop was requested",
             ja: "停止要求あり",
         }
+        /// A receipt whose run was not asked to stop.
         StopRequestedNo {
             en: "no stop was requested",
             ja: "停止要求なし",
         }
+        /// On every receipt: the lanes executed no work.
         WorkExecutedNo {
             en: "no work was executed by the lanes",
             ja: "レーンは処理を実行していません",
         }
+        /// The summary of the record's raw JSON.
         RawJson {
             en: "Raw JSON of this record",
             ja: "この記録の JSON",
         }
+        /// The link to the record's file; `{0}`: the file name.
         Download {
             en: "Download {0}",
             ja: "{0} をダウンロード",
         }
+        /// A dispatcher record's queues; `{0}`: their names, comma-separated.
         QueuesLabel {
             en: "Queues: {0}",
             ja: "キュー：{0}",
         }
+        /// The name of a step card's list of reservations.
         ReservationsAfterStep {
             en: "Reservations after this step",
             ja: "このステップ後の予約",
         }
+        /// A reservation in a response; `{0}`: its id (`R1`).
         ReservationEntered {
             en: "reservation {0}",
             ja: "予約 {0}",
         }
+        /// A reservation `dispatch` gave the lane; `{0}`: its id.
         JobDispatched {
             en: "{0} given the lane",
             ja: "{0} にレーンを割り当て",
         }
+        /// A `dispatch` step that started nothing; `{0}`: how many reservations wait in the queue.
         NothingDispatched {
             en: "no reservation can start · waiting in this queue: {0}",
             ja: "開始できる予約はありません · このキューで待機中の予約：{0} 件",
         }
+        /// A `finish` step's response; `{0}`: the reservation's id.
         SavingFinalState {
             en: "saving the final state of {0}; the lane stays held",
             ja: "{0} の最終状態を保存中。レーンは使用中のまま",
         }
+        /// A `persist` step whose save succeeded; `{0}`: the reservation's id.
         SettledSaved {
             en: "{0} saved, lane released",
             ja: "{0} を保存、レーンを解放",
         }
+        /// A `persist` step whose save failed; `{0}`: the reservation's id.
         SettledSaveFailed {
             en: "saving {0} failed, lane released",
             ja: "{0} の保存に失敗、レーンを解放",
         }
+        /// A labelled value; `{0}`: the label, `{1}`: the value.
         Labelled {
             en: "{0}: {1}",
             ja: "{0}：{1}",
         }
+        /// A value with the code it stands for; `{0}`: the words, `{1}`: the code.
         Exact {
             en: "{0} ({1})",
             ja: "{0}（{1}）",
         }
+        /// The label of a queue's name.
         LabelQueue {
             en: "queue",
             ja: "キュー",
         }
+        /// The label of a project's name.
         LabelProject {
             en: "project",
             ja: "プロジェクト",
         }
+        /// The label of a run's name.
         LabelRun {
             en: "run",
             ja: "実行",
         }
+        /// The label of a state.
         LabelState {
             en: "state",
             ja: "状態",
         }
+        /// The label of an outcome.
         LabelOutcome {
             en: "outcome",
             ja: "結果",
         }
+        /// The button that opens record files.
         OpenRecords {
             en: "Open records…",
             ja: "記録を開く…",
         }
+        /// By the open button: opened files are read in the browser, never uploaded.
         OpenNote {
             en: "Open or drop record files (.json) to view them: they are read in this browser and never uploaded.",
             ja: "記録ファイル（.json）を開くかここにドロップすると表示できます。ファイルはこのブラウザの中で読み込まれ、アップロードされません。",
         }
+        /// On the tab of a record that could not be shown, for screen readers.
         TabFailed {
             en: "(could not be shown)",
             ja: "（表示できません）",
         }
+        /// While replaying; `{0}`: the steps that matched so far, `{1}`: all steps.
         Verifying {
             en: "Replaying on the core in this browser: {0} of {1} steps match so far…",
             ja: "このブラウザ上のコアで再生しています：{0} / {1} ステップが一致…",
         }
+        /// A replay of several steps that matched; `{0}`: how many.
         Verified {
             en: "Replayed on the core in this browser: all {0} steps match",
             ja: "このブラウザ上のコアで再生しました：全 {0} ステップが一致します",
         }
+        /// A replay of a single step that matched; `{0}`: that one step, `1`.
         VerifiedOne {
             en: "Replayed on the core in this browser: its {0} step matches",
             ja: "このブラウザ上のコアで再生しました：{0} ステップが一致します",
         }
+        /// On a record without an index: no hash to compare.
         NoHash {
             en: "No index came with this record, so there is no SHA-256 to compare its file with; it is checked and replayed all the same.",
             ja: "この記録には記録の一覧がないため、ファイルと照合する SHA-256 はありません。検査と再生はほかの記録と同じく行います。",
         }
+        /// On a static picture, before the viewer has replayed it.
         NotYetVerified {
             en: "A static picture of this record, not yet checked or replayed: the viewer replays it on the core in this browser when it starts.",
             ja: "この記録の静的な表示です。まだ検査も再生もしていません。ビューアが起動すると、このブラウザ上のコアで再生します。",
         }
+        /// A replay that found a step wrong; `{0}`: the step, from 1, `{1}`: its operation.
         MismatchStep {
             en: "Step {0} ({1}) does not match the core:",
             ja: "ステップ {0}（{1}）がコアと一致しません：",
         }
+        /// A replay whose lanes after the last step are wrong.
         MismatchFinal {
             en: "The lanes after the last step do not match the core:",
             ja: "最後のステップ後のレーンがコアと一致しません：",
         }
+        /// A mismatched response; `{0}`: the saved one, `{1}`: the core's.
         SavedVsCore {
             en: "saved {0}, the core returns {1}",
             ja: "保存された応答は {0}、コアの応答は {1}",
         }
+        /// A mismatched lane; `{0}`: its project, `{1}`: its saved state, `{2}`: the core's.
         LaneSavedVsCore {
             en: "lane {0}: saved {1}, the core shows {2}",
             ja: "レーン {0}：保存された状態は {1}、コアでは {2}",
         }
+        /// A mismatched reservation; `{0}`: its id, `{1}`: its saved state, `{2}`: the core's.
         ReservationSavedVsCore {
             en: "reservation {0}: saved {1}, the core shows {2}",
             ja: "予約 {0}：保存された状態は {1}、コアでは {2}",
         }
+        /// A record that breaks the format; its code and the problem follow.
         InvalidLine {
             en: "This record breaks the record format, so it was not replayed:",
             ja: "この記録は形式の規則に合っていないため、再生していません：",
-        }        /// A step's time (version 2 records).
+        }
+        /// A step's time (version 2 records).
         StepTime {
             en: "Time",
             ja: "時刻",
@@ -251,10 +307,12 @@ catalog! {
             en: "Transitions from {0} until {1}.",
             ja: "{0}から{1}までの遷移です。",
         }
+        /// The window of a journal's record without an end; `{0}`: its first time.
         WindowSince {
             en: "Transitions from {0}.",
             ja: "{0}以降の遷移です。",
         }
+        /// The window of a journal's record without a start; `{0}`: its end time.
         WindowUntil {
             en: "Transitions until {0}.",
             ja: "{0}までの遷移です。",
@@ -270,14 +328,17 @@ catalog! {
             en: "Replay checks each step's result and the state after it. Shown as recorded, not checked: {0}.",
             ja: "再生で確かめるのは、各ステップの応答とその後の状態です。{0}は記録のまま表示しており、確かめていません。",
         }
+        /// In `Unchecked`: the steps' times.
         UncheckedTimes {
             en: "times",
             ja: "時刻",
         }
+        /// In `Unchecked`: the steps' callers.
         UncheckedCallers {
             en: "callers",
             ja: "呼び出し元",
         }
+        /// In `Unchecked`: the record's window.
         UncheckedWindow {
             en: "the window",
             ja: "記録の期間",
@@ -302,6 +363,7 @@ catalog! {
             en: "earlier than step {0}",
             ja: "ステップ {0} より前の時刻",
         }
+        /// On a step's card: its time is outside the record's window.
         OutsideWindow {
             en: "outside the record's window",
             ja: "記録の期間の外",

@@ -78,6 +78,7 @@ impl std::ops::BitOrAssign for Changes {
 
 /// One viewer's state. `T` is the file's text as the page keeps it.
 pub struct State<T> {
+    /// The language shown.
     pub lang: Lang,
     /// The timeline's axis for records whose steps have times (others have one column per
     /// step whatever it is).
@@ -86,7 +87,9 @@ pub struct State<T> {
     pub follows_link: bool,
     /// The index (or the single record `src` names) is still loading.
     pub loading: bool,
+    /// The records, one per tab, in the tabs' order.
     pub entries: Vec<Entry<T>>,
+    /// The position of the selected record in `entries`.
     pub selected: usize,
     /// Why the index could not be shown.
     pub index_error: Option<LoadError<T>>,
@@ -115,10 +118,12 @@ impl<T> State<T> {
         }
     }
 
+    /// The selected record, if any.
     pub fn selected_entry(&self) -> Option<&Entry<T>> {
         self.entries.get(self.selected)
     }
 
+    /// The selected record's id, if any.
     pub fn selected_id(&self) -> Option<&str> {
         self.selected_entry().map(|e| e.id.as_str())
     }
@@ -128,6 +133,7 @@ impl<T> State<T> {
         self.selected_entry().map_or(0, Entry::steps)
     }
 
+    /// The position in `entries` of the first record with this id, if any.
     pub fn position(&self, id: &str) -> Option<usize> {
         self.entries.iter().position(|e| e.id == id)
     }

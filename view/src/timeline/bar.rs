@@ -50,10 +50,15 @@ pub fn detail(lang: Lang, step: &Step) -> String {
 /// A request to move the current step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
+    /// To this step (from 0); none past the last.
     To(usize),
+    /// To the step before the current one (the last when none is current).
     Previous,
+    /// To the step after the current one (the first when none is current).
     Next,
+    /// To the first step.
     First,
+    /// To the last step.
     Last,
 }
 

@@ -94,8 +94,11 @@ pub fn time_edges(record: &Record) -> Option<Vec<u64>> {
 
 /// Where things go: the label column, the plot, and the step ↔ x mapping.
 pub struct Geometry {
+    /// The record's steps.
     pub steps: u64,
+    /// The width of the label column, in SVG units.
     pub label_w: u64,
+    /// The width of the plot, in SVG units; it starts at `label_w`.
     pub plot_w: u64,
     /// On a time axis, [`time_edges`]; `None` for one column per step.
     pub edges: Option<Vec<u64>>,

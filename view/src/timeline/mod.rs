@@ -12,7 +12,7 @@
 //! - `bar.rs`: the step bar ([`bar`]), its words, and the requests that move the current step
 //!   ([`Action`]).
 //!
-//! DOM contract (README): `[data-timeline]` (the SVG, `role="slider"` over the steps, its text
+//! DOM contract (docs/src/dom-contract.md): `[data-timeline]` (the SVG, `role="slider"` over the steps, its text
 //! alternative named by `aria-describedby`), `[data-timeline-row=<project or reservation id>]`
 //! with `data-row-kind` (`lane` or `reservation`), segments
 //! `[data-segment][data-state][data-from][data-to]` (0-based steps, `data-to` inclusive), refused

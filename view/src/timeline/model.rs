@@ -53,6 +53,7 @@ impl State {
 /// Consecutive steps of one row in one state (and, for lanes, with one holder).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Segment<'a> {
+    /// What the row shows in these steps.
     pub state: State,
     /// First step, from 0.
     pub from: usize,
@@ -65,16 +66,20 @@ pub struct Segment<'a> {
 /// Which kind of thing a row follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowKind {
+    /// A project's lane.
     Lane,
+    /// One reservation.
     Reservation,
 }
 
 /// One row: a project's lane or one reservation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row<'a> {
+    /// What the row follows.
     pub kind: RowKind,
     /// The project, or the reservation id (`R1`).
     pub id: String,
+    /// The lane's project, or the reservation's.
     pub project: &'a str,
     /// The reservation's queue.
     pub queue: Option<&'a str>,
@@ -89,12 +94,14 @@ pub struct Row<'a> {
 pub struct Group<'a> {
     /// `None` for the lanes.
     pub queue: Option<&'a str>,
+    /// Its rows, top to bottom.
     pub rows: Vec<Row<'a>>,
 }
 
 /// The timeline of a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timeline<'a> {
+    /// The record's steps.
     pub steps: usize,
     /// The lanes first (in `projects` order), then one group per queue (in `queues` order) with
     /// its reservations in id order.
@@ -104,6 +111,7 @@ pub struct Timeline<'a> {
 }
 
 impl Timeline<'_> {
+    /// Every row, group after group.
     pub fn rows(&self) -> impl Iterator<Item = &Row<'_>> {
         self.groups.iter().flat_map(|g| &g.rows)
     }

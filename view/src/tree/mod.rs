@@ -50,19 +50,31 @@ pub const ROOT: N = N(0);
 /// One operation, read back ([`Tree::ops`]).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Op<'a> {
+    /// A new element, the next node.
     Element {
+        /// The node it is appended to.
         parent: N,
+        /// In the SVG namespace, not HTML.
         svg: bool,
+        /// Its tag name.
         tag: &'a str,
+        /// Its `class` attribute; empty for none.
         class: &'a str,
     },
+    /// An attribute set on a node.
     Attribute {
+        /// The node.
         node: N,
+        /// The attribute's name.
         name: &'a str,
+        /// Its value.
         value: &'a str,
     },
+    /// A text node appended to a node.
     Text {
+        /// The node it is appended to.
         node: N,
+        /// The text.
         text: &'a str,
     },
 }
@@ -113,6 +125,7 @@ impl Default for Tree {
 }
 
 impl Tree {
+    /// An empty tree: nothing under [`ROOT`] yet.
     pub fn new() -> Tree {
         let mut strings = String::with_capacity(4096);
         strings.push(SEPARATOR);
@@ -239,6 +252,7 @@ impl Tree {
         N(self.nodes - 1)
     }
 
+    /// Sets an attribute.
     pub fn attr(&mut self, node: N, name: &str, value: &str) {
         self.op(ATTRIBUTE, node, name, value);
     }
