@@ -39,10 +39,14 @@ pub fn build(site: &Path) -> Result<()> {
 }
 
 /// The guide's pages that embed records, and how many viewers each holds.
-pub const PAGES: [(&str, usize); 5] = [
+pub const PAGES: [(&str, usize); 9] = [
     ("guide/introduction.html", 1),
     ("guide/lane-records.html", 3),
-    ("guide/queue-records.html", 2),
-    ("guide/chaos-run.html", 1),
+    ("guide/queue-records.html", 3),
     ("guide/scenarios.html", 1),
+    ("guide/embedding.html", 1),
+    ("guide/viewer.html", 1),
+    ("guide/ja/embedding.html", 1),
+    ("guide/ja/viewer.html", 1),
+    ("guide/chaos-run.html", 1),
 ];

@@ -1,7 +1,7 @@
 //! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese, with
 //! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
-//! page of records inside the page (one viewer in each language) and the guide's chaos chapter,
-//! in light and dark colour schemes, in each
+//! page of records inside the page (one viewer in each language), the guide's chaos chapter and its
+//! embedding chapter (in English and Japanese), in light and dark colour schemes, in each
 //! engine, as PNG files in `target/screenshots/` — to look at what the tests cannot judge.
 //! Each picture is taken once every record on the page is shown and verified, with the window
 //! as tall as the page (up to `MAX_HEIGHT`).
@@ -23,7 +23,7 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, and how many viewers the page holds.
-const SHOTS: [(&str, &str, usize); 7] = [
+const SHOTS: [(&str, &str, usize); 9] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
@@ -40,6 +40,9 @@ const SHOTS: [(&str, &str, usize); 7] = [
     ("journal-en", "index.html#src=guide/chaos.jsonl&lang=en", 1),
     ("journal-ja", "index.html#src=guide/chaos.jsonl&lang=ja", 1),
     ("guide-chaos-run", "guide/chaos-run.html", 1),
+    // The guide's embedding chapter, in English and in Japanese.
+    ("guide-embedding", "guide/embedding.html", 1),
+    ("guide-embedding-ja", "guide/ja/embedding.html", 1),
 ];
 
 /// True once `arguments[0]` viewers show a verified record, no tab is loading and the fonts

@@ -144,7 +144,14 @@ fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Pat
                 result = Err(format!("{page}: scripts ran although turned off ({root}>)").into());
                 break;
             }
-            let pictures = html.matches("data-lane-viewer-static").count();
+            // Attributes of elements, not the same words shown in a code block (`&lt;div …`).
+            let pictures = html
+                .match_indices("data-lane-viewer-static")
+                .filter(|(at, _)| {
+                    let before = &html[..*at];
+                    before.rfind('<') > before.rfind('>')
+                })
+                .count();
             let svgs = html.matches("<svg").count();
             if pictures != count || svgs < count || !html.contains("data-step=") {
                 result = Err(format!(
