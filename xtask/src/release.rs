@@ -61,6 +61,9 @@ impl Release {
 /// are refused (the crates record the commit they were made from) unless `allow_dirty`.
 pub fn build(allow_dirty: bool) -> Result<Release> {
     let root = project_root();
+    if !allow_dirty {
+        tree_is_committed(&root)?;
+    }
     changelog_has_this_version(&root)?;
     // The site first: it is what mdbook-lanes carries (`dist::carry_viewer`) and what is zipped.
     let site = crate::dist::dist()?;
@@ -73,11 +76,8 @@ pub fn build(allow_dirty: bool) -> Result<Release> {
     }
     std::fs::create_dir_all(release.dir.join("crates"))?;
     step("packaging the crates (cargo package --workspace: each built from its packaged files)");
-    if !allow_dirty {
-        tree_is_committed(&root)?;
-    }
     // Cargo counts the viewer mdbook-lanes carries (ignored by git, listed in its `include`) as
-    // an uncommitted change, so the check above stands in for its own.
+    // an uncommitted change, so `tree_is_committed` stands in for its own check.
     cargo(&root, &["package", "--workspace", "--allow-dirty"])?;
     packaged_crates_are_the_published_ones(&root)?;
     the_postgresql_library_builds_no_tool(&root)?;
