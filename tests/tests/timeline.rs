@@ -355,6 +355,36 @@ async fn arrow_keys_home_and_end_move_the_current_step() {
 }
 
 #[wasm_bindgen_test]
+async fn brackets_move_to_the_next_and_previous_refusal_or_recovery() {
+    for lang in LANGS {
+        // busy-project: steps 2 and 3 (1 and 2 from 0) are refused claims.
+        let m = mount(&[("record", s("busy-project")), ("lang", s(lang))]).await;
+        let svg = timeline(&m.root());
+        key(&svg, "]");
+        assert_current(&m, 1, 5, lang);
+        key(&svg, "]");
+        assert_current(&m, 2, 5, lang);
+        // Past the last one the step stays.
+        key(&svg, "]");
+        assert_current(&m, 2, 5, lang);
+        key(&svg, "[");
+        assert_current(&m, 1, 5, lang);
+        key(&svg, "[");
+        assert_current(&m, 1, 5, lang);
+        key(&svg, "End");
+        key(&svg, "[");
+        assert_current(&m, 2, 5, lang);
+    }
+    // unresolved-blocks refuses nothing: its one recovery is the save that failed (step 6).
+    let m = mount(&[("record", s("unresolved-blocks")), ("lang", s("en"))]).await;
+    let svg = timeline(&m.root());
+    key(&svg, "]");
+    assert_current(&m, 5, 14, "en");
+    key(&svg, "]");
+    assert_current(&m, 5, 14, "en");
+}
+
+#[wasm_bindgen_test]
 async fn previous_and_next_buttons_move_the_current_step() {
     let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
     let root = m.root();
@@ -616,9 +646,19 @@ async fn a_record_shown_again_keeps_its_timeline_but_not_its_old_step() {
 
 #[wasm_bindgen_test]
 async fn the_timeline_is_a_slider_that_names_its_keys_and_its_current_step() {
-    for (lang, hint, position) in [
-        ("en", "arrow keys", "Step 4 of 13"),
-        ("ja", "矢印キー", "ステップ 4（全 13 ステップ）"),
+    for (lang, hint, brackets, position) in [
+        (
+            "en",
+            "arrow keys",
+            "refusal or recovery with ] and [",
+            "Step 4 of 13",
+        ),
+        (
+            "ja",
+            "矢印キー",
+            "] と [ で次または前の拒否・復旧",
+            "ステップ 4（全 13 ステップ）",
+        ),
     ] {
         let m = mount(&[("record", s("persistence-gate")), ("lang", s(lang))]).await;
         let root = m.root();
@@ -634,6 +674,7 @@ async fn the_timeline_is_a_slider_that_names_its_keys_and_its_current_step() {
             .collect::<Vec<_>>()
             .join(" ");
         assert!(description.contains(hint), "{lang}: {description}");
+        assert!(description.contains(brackets), "{lang}: {description}");
         assert!(description.contains("R1"), "{lang}: the text alternative");
         assert!(m.viewer.select_step(JsValue::from(3_u32)));
         assert_eq!(attr(&svg, "aria-valuenow").as_deref(), Some("4"));

@@ -38,6 +38,8 @@
 //!   link's wishes) and its transitions, each returning what to show again.
 //! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
 //!   `#record=…&lang=…&step=…` address.
+//! - [`find`]: the steps a query asks for (project, run, operation, answer, caller, time), and
+//!   the refusals and recoveries the timeline's `]` and `[` go to.
 //! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
 //!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
 //!   callers, the window), with the times that stand out, as `lane-records replay` says too.
@@ -63,6 +65,7 @@ pub mod deep_link;
 pub mod describe;
 pub mod entry;
 pub mod error;
+pub mod find;
 pub mod frame;
 pub mod i18n;
 pub mod panel;

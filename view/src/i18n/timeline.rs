@@ -38,8 +38,8 @@ catalog! {
         }
         /// The keys of the timeline, for assistive technologies.
         KeysHint {
-            en: "Choose a step with the arrow keys, Home and End; its card below is highlighted.",
-            ja: "矢印キーと Home・End でステップを選べます。選んだステップは下のカードで強調されます。",
+            en: "Choose a step with the arrow keys, Home and End, and the next or previous refusal or recovery with ] and [; its card below is highlighted.",
+            ja: "矢印キーと Home・End でステップを、] と [ で次または前の拒否・復旧を選べます。選んだステップは下のカードで強調されます。",
         }
         /// The visible note that the drawing scrolls sideways.
         ScrollHint {

@@ -1,7 +1,7 @@
 //! The step bar above the timeline (previous, where we are and what the step did, next), its
 //! words, and the requests that move the current step ([`Action`]).
 
-use project_lanes::record::Step;
+use project_lanes::record::{Record, Step};
 
 use super::labels::no_position;
 use crate::i18n::{Lang, Msg, Term, TlMsg, fill, group, text};
@@ -60,10 +60,17 @@ pub enum Action {
     First,
     /// To the last step.
     Last,
+    /// To the next refusal or recovery after the current step (from the first step when none
+    /// is current): [`find::next_notable`](crate::find::next_notable).
+    NextNotable,
+    /// To the refusal or recovery before the current step (from the last step when none is
+    /// current).
+    PreviousNotable,
 }
 
 impl Action {
-    /// The step this action selects in a record of `steps` steps, from `current`.
+    /// The step this action selects in a record of `steps` steps, from `current`; `None` for
+    /// the actions that need the record's steps ([`target_in`](Self::target_in)).
     pub fn target(self, current: Option<usize>, steps: usize) -> Option<usize> {
         let last = steps.checked_sub(1)?;
         Some(match self {
@@ -73,7 +80,18 @@ impl Action {
             Action::Next => current.map_or(0, |c| (c + 1).min(last)),
             Action::First => 0,
             Action::Last => last,
+            Action::NextNotable | Action::PreviousNotable => return None,
         })
+    }
+
+    /// The step this action selects in `record`, from `current`; `None` when there is none to
+    /// go to (no refusal or recovery after the last one, say), so the current step stays.
+    pub fn target_in(self, current: Option<usize>, record: &Record) -> Option<usize> {
+        match self {
+            Action::NextNotable => crate::find::next_notable(record, current),
+            Action::PreviousNotable => crate::find::previous_notable(record, current),
+            _ => self.target(current, record.steps.len()),
+        }
     }
 
     /// The action of a key pressed on the timeline, if it has one.
@@ -83,6 +101,8 @@ impl Action {
             "ArrowLeft" | "ArrowUp" => Action::Previous,
             "Home" => Action::First,
             "End" => Action::Last,
+            "]" => Action::NextNotable,
+            "[" => Action::PreviousNotable,
             _ => return None,
         })
     }
@@ -101,5 +121,9 @@ mod tests {
         assert_eq!(Action::To(5).target(None, 5), None);
         assert_eq!(Action::Last.target(Some(1), 5), Some(4));
         assert_eq!(Action::First.target(None, 0), None);
+        assert_eq!(Action::NextNotable.target(None, 5), None);
+        assert_eq!(Action::of_key("]"), Some(Action::NextNotable));
+        assert_eq!(Action::of_key("["), Some(Action::PreviousNotable));
+        assert_eq!(Action::of_key("}"), None);
     }
 }

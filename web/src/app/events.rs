@@ -117,7 +117,10 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
 fn select_step(core: &Core, view: &mut View, action: project_lanes_view::timeline::Action) {
     let target = {
         let state = core.state.borrow();
-        action.target(state.current_step, state.steps())
+        match state.selected_entry().and_then(|e| e.content.loaded()) {
+            Some(loaded) => action.target_in(state.current_step, &loaded.record),
+            None => action.target(state.current_step, state.steps()),
+        }
     };
     if let Some(n) = target {
         core.change(view, |s| {
