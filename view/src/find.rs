@@ -149,10 +149,12 @@ impl Query {
         let Some(step) = record.steps.get(i) else {
             return false;
         };
-        let (project, run) = (concerns.project(i), concerns.run(i));
+        // The names are looked up once, and only for a query that asks for them.
+        let mut names = None;
+        let mut named = || *names.get_or_insert_with(|| concerns.named(i).unwrap_or_default());
         self.terms.iter().all(|t| match t {
-            Term::Project(p) => project == Some(p.as_str()),
-            Term::Run(r) => run == Some(r.as_str()),
+            Term::Project(p) => named().0 == Some(p.as_str()),
+            Term::Run(r) => named().1 == Some(r.as_str()),
             Term::Op(op) => step.op == *op,
             Term::Code(c) => step.result.code() == c,
             Term::Actor(a) => step.actor.as_deref() == Some(a.as_str()),
@@ -160,10 +162,13 @@ impl Query {
             Term::Until(t) => step.at.is_some_and(|at| at < *t),
             Term::Refused => matches!(step.result, StepResult::Error(_)),
             Term::Recovery => is_recovery(step),
-            Term::Word(w) => [project, run, step.actor.as_deref()]
-                .into_iter()
-                .flatten()
-                .any(|v| contains_ignoring_case(v, w)),
+            Term::Word(w) => {
+                let (project, run) = named();
+                [project, run, step.actor.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|v| contains_ignoring_case(v, w))
+            }
         })
     }
 
@@ -298,103 +303,141 @@ impl Found {
     }
 }
 
-/// No project or run.
-const NONE: u32 = u32::MAX;
-
 /// The project and run each step of a record concerns, found in one pass: named in its inputs,
 /// shown in its answer, or those of the claim or enqueue that issued the lease or reservation
-/// it names. Names are kept once each (two numbers per step).
-#[derive(Debug, Default)]
+/// it names (or of the lease or reservation the record starts with). It keeps one number per
+/// step, the step whose own inputs or answer name them, and reads the names from the record
+/// when asked.
+#[derive(Debug)]
 pub struct Concerns<'a> {
-    names: Vec<&'a str>,
-    /// Per step: the project's and the run's place in `names`, or [`NONE`].
-    of: Vec<(u32, u32)>,
+    record: &'a Record,
+    /// Per step: the step that names its project and run, or, past the steps, the lease or
+    /// reservation the record starts with ([`NONE`] for none).
+    source: Vec<u32>,
 }
+
+/// No step.
+const NONE: u32 = u32::MAX;
 
 impl<'a> Concerns<'a> {
     /// What every step of `record` concerns.
     pub fn of(record: &'a Record) -> Concerns<'a> {
-        let mut names = Names::default();
-        let mut leases: HashMap<&'a str, (u32, u32)> = HashMap::new();
-        let mut reservations: HashMap<u64, (u32, u32)> = HashMap::new();
-        let mut of = Vec::with_capacity(record.steps.len());
-        for step in &record.steps {
-            let named = match &step.result {
-                StepResult::Lease(l) => {
-                    let ids = (names.id(&l.project), names.id(&l.run));
-                    leases.insert(&l.handle, ids);
-                    Some(ids)
-                }
-                StepResult::View(v) => Some((
-                    names.id(&v.project),
-                    v.run.as_deref().map_or(NONE, |r| names.id(r)),
-                )),
-                StepResult::Receipt(r) => Some((names.id(&r.project), names.id(&r.run))),
-                StepResult::Reservation(v)
-                | StepResult::Dispatched(v)
-                | StepResult::Persisting(v) => {
-                    let ids = (names.id(&v.project), names.id(&v.run));
-                    reservations.insert(v.id.number(), ids);
-                    Some(ids)
-                }
-                StepResult::Settled(s) => {
-                    Some((names.id(&s.receipt.project), names.id(&s.receipt.run)))
-                }
-                StepResult::Nothing(_) | StepResult::Error(_) => None,
-            };
-            let input = &step.input;
-            let issued = || {
-                let lease = input.lease.as_deref().and_then(|h| leases.get(h));
-                let reservation = input
-                    .reservation
-                    .as_deref()
-                    .and_then(project_lanes::dispatch::ReservationId::parse)
-                    .and_then(|id| reservations.get(&id.number()));
-                lease.or(reservation).copied()
-            };
-            let ids = match named.or_else(issued) {
-                Some(ids) => ids,
-                None => (
-                    input.project.as_deref().map_or(NONE, |p| names.id(p)),
-                    input.run.as_deref().map_or(NONE, |r| names.id(r)),
-                ),
-            };
-            of.push(ids);
+        let steps = record.steps.len();
+        let mut leases = Issued::default();
+        let mut reservations = Issued::default();
+        // What the record starts from: its holders count as sources after the steps.
+        let start = record.start.as_ref();
+        let held = start.map_or(&[][..], |s| &s.leases[..]);
+        let queued = start.map_or(&[][..], |s| &s.reservations[..]);
+        let mut later = steps;
+        for lease in held {
+            leases.issue(number(lease.handle.strip_prefix('L')), later);
+            later += 1;
         }
-        Concerns {
-            names: names.list,
-            of,
+        for reservation in queued {
+            reservations.issue(Some(reservation.id.number()), later);
+            later += 1;
         }
+        let mut source = Vec::with_capacity(steps);
+        for (i, step) in record.steps.iter().enumerate() {
+            match &step.result {
+                StepResult::Lease(l) => leases.issue(number(l.handle.strip_prefix('L')), i),
+                StepResult::Reservation(v) if step.op == Op::Enqueue => {
+                    reservations.issue(Some(v.id.number()), i)
+                }
+                _ => {}
+            }
+            let (project, run) = own(step);
+            let from = if project.is_some() || run.is_some() {
+                Some(i)
+            } else if let Some(lease) = &step.input.lease {
+                leases.find(number(lease.strip_prefix('L')))
+            } else if let Some(reservation) = &step.input.reservation {
+                reservations.find(number(reservation.strip_prefix('R')))
+            } else {
+                None
+            };
+            source.push(from.and_then(|n| u32::try_from(n).ok()).unwrap_or(NONE));
+        }
+        Concerns { record, source }
     }
 
     /// The project step `i` concerns, if any.
     pub fn project(&self, i: usize) -> Option<&'a str> {
-        self.name(self.of.get(i)?.0)
+        self.named(i)?.0
     }
 
     /// The run step `i` concerns, if any.
     pub fn run(&self, i: usize) -> Option<&'a str> {
-        self.name(self.of.get(i)?.1)
+        self.named(i)?.1
     }
 
-    fn name(&self, id: u32) -> Option<&'a str> {
-        self.names.get(id as usize).copied()
+    fn named(&self, i: usize) -> Option<(Option<&'a str>, Option<&'a str>)> {
+        let source = *self.source.get(i)? as usize;
+        let record = self.record;
+        if let Some(step) = record.steps.get(source) {
+            return Some(own(step));
+        }
+        let start = record.start.as_ref()?;
+        let k = source - record.steps.len();
+        if let Some(lease) = start.leases.get(k) {
+            return Some((Some(&lease.project), Some(&lease.run)));
+        }
+        let r = start.reservations.get(k - start.leases.len())?;
+        Some((Some(&r.project), Some(&r.run)))
     }
 }
 
-/// Names kept once, numbered in order of first use.
+/// A handle's number: digits only.
+fn number(digits: Option<&str>) -> Option<u64> {
+    let digits = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
+    digits.parse().ok()
+}
+
+/// The project and run a step names itself: in its answer, else in its inputs.
+fn own(step: &Step) -> (Option<&str>, Option<&str>) {
+    match &step.result {
+        StepResult::Lease(l) => (Some(&l.project), Some(&l.run)),
+        StepResult::View(v) => (Some(&v.project), v.run.as_deref()),
+        StepResult::Receipt(r) => (Some(&r.project), Some(&r.run)),
+        StepResult::Reservation(v) | StepResult::Dispatched(v) | StepResult::Persisting(v) => {
+            (Some(&v.project), Some(&v.run))
+        }
+        StepResult::Settled(s) => (Some(&s.receipt.project), Some(&s.receipt.run)),
+        StepResult::Nothing(_) | StepResult::Error(_) => {
+            (step.input.project.as_deref(), step.input.run.as_deref())
+        }
+    }
+}
+
+/// Handles (`L<n>`, `R<n>`) by their numbers, and the step that issued each. Records issue them
+/// in order, so each is kept in a list; a number out of order (a record of another writer) is
+/// kept apart.
 #[derive(Default)]
-struct Names<'a> {
-    list: Vec<&'a str>,
-    ids: HashMap<&'a str, u32>,
+struct Issued {
+    in_order: Vec<usize>,
+    apart: HashMap<u64, usize>,
 }
 
-impl<'a> Names<'a> {
-    fn id(&mut self, name: &'a str) -> u32 {
-        *self.ids.entry(name).or_insert_with(|| {
-            self.list.push(name);
-            (self.list.len() - 1) as u32
-        })
+impl Issued {
+    fn issue(&mut self, n: Option<u64>, source: usize) {
+        let Some(n) = n else {
+            return;
+        };
+        if n == self.in_order.len() as u64 + 1 {
+            self.in_order.push(source);
+        } else {
+            self.apart.insert(n, source);
+        }
+    }
+
+    fn find(&self, n: Option<u64>) -> Option<usize> {
+        let n = n?;
+        let at = usize::try_from(n.checked_sub(1)?).ok()?;
+        self.in_order
+            .get(at)
+            .or_else(|| self.apart.get(&n))
+            .copied()
     }
 }
 

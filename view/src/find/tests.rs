@@ -211,3 +211,47 @@ fn the_next_and_previous_notable_steps_are_refusals_and_recoveries() {
     let each: Vec<_> = r.steps.iter().map(notable).collect();
     assert_eq!(each, [false, true, false, true, true]);
 }
+
+#[test]
+fn a_lease_the_record_starts_with_concerns_its_holder() {
+    use project_lanes::Label;
+    use project_lanes::record::{Start, StartLease, StartLeaseState};
+    let lease = |handle: &str, run: &str, state| StartLease {
+        handle: handle.into(),
+        project: Label::new("docs").unwrap(),
+        run: Label::new(run).unwrap(),
+        state,
+    };
+    let start = Start {
+        leases: vec![
+            lease("L1", "old", StartLeaseState::Released),
+            lease("L2", "holder", StartLeaseState::Running),
+        ],
+        reservations: Vec::new(),
+    };
+    let mut rec = Recorder::new("t", text("t"), text("t"), &["docs", "site"], "site")
+        .unwrap()
+        .without_untouched_project()
+        .starting_from(start)
+        .unwrap();
+    rec.release("L1", "succeeded"); // refused: a late cleanup of a released lease
+    rec.claim("site", "next"); // L3
+    rec.release("L3", "succeeded");
+    rec.release("L3", "succeeded"); // refused
+    let r = rec.finish().unwrap();
+    assert!(matches!(r.steps[0].result, StepResult::Error(_)));
+    let concerns = Concerns::of(&r);
+    let each: Vec<_> = (0..r.steps.len())
+        .map(|i| (concerns.project(i), concerns.run(i)))
+        .collect();
+    assert_eq!(
+        each,
+        [
+            (Some("docs"), Some("old")),
+            (Some("site"), Some("next")),
+            (Some("site"), Some("next")),
+            (Some("site"), Some("next")),
+        ]
+    );
+    assert_eq!(found(&r, "run:old"), [0]);
+}
