@@ -29,18 +29,19 @@
 //! # let record: project_lanes::record::Record = rec.finish().unwrap();
 //! // `record`: the second claim of docs is refused (PROJECT_BUSY)
 //! let concerns = Concerns::of(&record);
-//! let found = Query::parse("project:docs is:refused")?.find(&record, &concerns);
+//! let found = Query::parse("project:docs is:refused")?.find(&concerns);
 //! assert_eq!(found.steps(), &[1]);
 //! assert_eq!(found.next(None), Some(1));
 //! assert_eq!(found.next(Some(1)), None);
-//! assert_eq!(Query::parse("nightly")?.find(&record, &concerns).count(), 2);
+//! assert_eq!(Query::parse("nightly")?.find(&concerns).count(), 2);
 //! # Ok::<(), project_lanes_view::find::QueryError>(())
 //! ```
 
 use std::collections::HashMap;
 
 use project_lanes::Outcome;
-use project_lanes::record::{Op, Record, Step, StepResult, Timestamp};
+use project_lanes::dispatch::ReservationId;
+use project_lanes::record::{Op, Record, Step, StepResult, Timestamp, handle_number};
 
 /// Longest query taken, in bytes: a query longer than any real one is refused, never scanned.
 pub const MAX_QUERY_BYTES: usize = 1_000;
@@ -144,9 +145,9 @@ impl Query {
         self.terms.is_empty()
     }
 
-    /// Whether step `i` of `record` matches every word.
-    pub fn matches(&self, record: &Record, concerns: &Concerns<'_>, i: usize) -> bool {
-        let Some(step) = record.steps.get(i) else {
+    /// Whether step `i` of the record `concerns` was found in matches every word.
+    pub fn matches(&self, concerns: &Concerns<'_>, i: usize) -> bool {
+        let Some(step) = concerns.record.steps.get(i) else {
             return false;
         };
         // The names are looked up once, and only for a query that asks for them.
@@ -172,10 +173,10 @@ impl Query {
         })
     }
 
-    /// Every step of `record` that matches, in order.
-    pub fn find(&self, record: &Record, concerns: &Concerns<'_>) -> Found {
-        let steps = (0..record.steps.len())
-            .filter(|&i| self.matches(record, concerns, i))
+    /// Every step of the record `concerns` was found in that matches, in order.
+    pub fn find(&self, concerns: &Concerns<'_>) -> Found {
+        let steps = (0..concerns.record.steps.len())
+            .filter(|&i| self.matches(concerns, i))
             .map(|i| i as u32)
             .collect();
         Found { steps }
@@ -331,7 +332,7 @@ impl<'a> Concerns<'a> {
         let queued = start.map_or(&[][..], |s| &s.reservations[..]);
         let mut later = steps;
         for lease in held {
-            leases.issue(number(lease.handle.strip_prefix('L')), later);
+            leases.issue(lease_number(&lease.handle), later);
             later += 1;
         }
         for reservation in queued {
@@ -341,7 +342,7 @@ impl<'a> Concerns<'a> {
         let mut source = Vec::with_capacity(steps);
         for (i, step) in record.steps.iter().enumerate() {
             match &step.result {
-                StepResult::Lease(l) => leases.issue(number(l.handle.strip_prefix('L')), i),
+                StepResult::Lease(l) => leases.issue(lease_number(&l.handle), i),
                 StepResult::Reservation(v) if step.op == Op::Enqueue => {
                     reservations.issue(Some(v.id.number()), i)
                 }
@@ -351,9 +352,9 @@ impl<'a> Concerns<'a> {
             let from = if project.is_some() || run.is_some() {
                 Some(i)
             } else if let Some(lease) = &step.input.lease {
-                leases.find(number(lease.strip_prefix('L')))
+                leases.find(lease_number(lease))
             } else if let Some(reservation) = &step.input.reservation {
-                reservations.find(number(reservation.strip_prefix('R')))
+                reservations.find(ReservationId::parse(reservation).map(ReservationId::number))
             } else {
                 None
             };
@@ -388,10 +389,9 @@ impl<'a> Concerns<'a> {
     }
 }
 
-/// A handle's number: digits only.
-fn number(digits: Option<&str>) -> Option<u64> {
-    let digits = digits.filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
-    digits.parse().ok()
+/// A lease handle's number, as the record's check reads it.
+fn lease_number(handle: &str) -> Option<u64> {
+    handle_number(handle).map(|n| n as u64)
 }
 
 /// The project and run a step names itself: in its answer, else in its inputs.

@@ -26,6 +26,7 @@
 //! ```
 
 pub(crate) mod check;
+pub use check::handle_number;
 mod engine;
 mod error;
 mod format;

@@ -39,7 +39,7 @@ fn found(record: &Record, query: &str) -> Vec<u32> {
     let concerns = Concerns::of(record);
     Query::parse(query)
         .unwrap()
-        .find(record, &concerns)
+        .find(&concerns)
         .steps()
         .to_vec()
 }
@@ -185,7 +185,7 @@ fn every_bundled_record_is_found_whole_by_its_own_projects() {
         let mut seen = vec![0; record.steps.len()];
         for project in &record.projects {
             let q = Query::parse(&format!("project:{project}")).unwrap();
-            for &s in q.find(&record, &concerns).steps() {
+            for &s in q.find(&concerns).steps() {
                 seen[s as usize] += 1;
             }
         }

@@ -18,7 +18,16 @@ pub(crate) fn check_text(at: &str, text: &Text) -> Result<(), RecordError> {
     Ok(())
 }
 
-pub(crate) fn handle_number(handle: &str) -> Option<usize> {
+/// A lease handle's number (1 for `L1`): `L` and 1 to 9 digits without a leading zero.
+///
+/// ```
+/// use project_lanes::record::handle_number;
+///
+/// assert_eq!(handle_number("L12"), Some(12));
+/// assert_eq!(handle_number("L012"), None);
+/// assert_eq!(handle_number("R1"), None);
+/// ```
+pub fn handle_number(handle: &str) -> Option<usize> {
     let digits = handle.strip_prefix('L')?;
     let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     if !plain || digits.starts_with('0') || digits.len() > 9 {

@@ -14,9 +14,10 @@ use super::format::{
     VERSION, VERSIONS,
 };
 use common::Issued;
-pub(crate) use common::{check_name, check_text};
+pub use common::handle_number;
 #[cfg(feature = "json")]
-pub(crate) use common::{handle_number, issued_list};
+pub(crate) use common::issued_list;
+pub(crate) use common::{check_name, check_text};
 
 impl Header {
     /// Refuses a file that is not a record of a version this build reads ([`VERSIONS`]).
