@@ -318,6 +318,36 @@ pub fn views_record(id: &str, steps: usize) -> String {
     out
 }
 
+/// A version 3 record of `runs` runs of project `a`, each claimed and released (`run-0` is
+/// steps 0 and 1, `run-N` steps 2N and 2N+1), written as the core's `Writer` writes it.
+pub fn runs_record(id: &str, runs: usize) -> String {
+    let mut out = format!(
+        concat!(
+            r#"{{"format":"project-lanes/record","version":3,"id":"{id}","#,
+            r#""title":{{"en":"{runs} runs","ja":"{runs} 回の実行"}},"#,
+            r#""summary":{{"en":"Runs.","ja":"実行です。"}},"work_executed_here":false}}"#,
+            "\n"
+        ),
+        id = id,
+        runs = runs
+    );
+    for n in 0..runs {
+        out.push_str(&format!(
+            concat!(
+                r#"{{"op":"claim","project":"a","run":"run-{n}","result":"ok"}}"#,
+                "\n",
+                r#"{{"op":"release","lease":"L{l}","outcome":"succeeded","result":"ok"}}"#,
+                "\n"
+            ),
+            n = n,
+            l = n + 1
+        ));
+    }
+    out.push_str(&format!(r#"{{"end":{{"steps":{}}}}}"#, 2 * runs));
+    out.push('\n');
+    out
+}
+
 /// A lanes record of one claim, with this id (made by the core's `Recorder`).
 pub fn one_claim_record(id: &str) -> String {
     let text = |s: &str| project_lanes::record::Text {
@@ -566,6 +596,47 @@ pub fn error_codes(root: &Element) -> Vec<String> {
         .iter()
         .filter_map(|e| attr(e, "data-viewer-error"))
         .collect()
+}
+
+/// How many bytes the test server has handed over of `/__lines/<name>`, once that count has
+/// stopped growing (the reader stopped reading); panics if it still grows after 10 s.
+pub async fn lines_sent_when_stopped(name: &str) -> u64 {
+    let path = format!("__sent/{name}");
+    let sent = || async {
+        fetch_text(&path)
+            .await
+            .trim()
+            .parse::<u64>()
+            .expect("the server's count")
+    };
+    let mut last = sent().await;
+    for _ in 0..50 {
+        sleep(200).await;
+        let now = sent().await;
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    panic!("/__lines/{name}: still sending after 10 s: {last} bytes");
+}
+
+/// Waits until the test server has handed over more than `bytes` of `/__lines/<name>`.
+pub async fn lines_sent_past(name: &str, bytes: u64) {
+    let path = format!("__sent/{name}");
+    let mut now = 0;
+    for _ in 0..300 {
+        now = fetch_text(&path)
+            .await
+            .trim()
+            .parse()
+            .expect("the server's count");
+        if now > bytes {
+            return;
+        }
+        sleep(50).await;
+    }
+    panic!("/__lines/{name}: {bytes} bytes not sent in 15 s, only {now}");
 }
 
 /// Waits `ms` milliseconds.

@@ -322,6 +322,48 @@ async fn bad_attribute_values_are_coded_errors_in_the_elements_language() {
     assert!(JsFuture::from(ready(&el)).await.is_err());
     assert!(text(&el).contains("open=\"yes\""));
     host.remove();
+
+    for bad in ["64MiB", "0", "-1", "1e6", "9007199254740992"] {
+        let (host, el) = element(&[("max-bytes", bad)], "").await;
+        assert!(JsFuture::from(ready(&el)).await.is_err(), "{bad}");
+        one(&el, "[data-viewer-error=BAD_ATTRIBUTE]");
+        assert!(
+            text(&el).contains(&format!("max-bytes=\"{bad}\"")),
+            "{}",
+            text(&el)
+        );
+        host.remove();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn max_bytes_limits_the_record_and_removing_the_element_stops_its_reading() {
+    let (host, el) = element(
+        &[
+            ("src", "__length/5000/announced.jsonl"),
+            ("max-bytes", "1000"),
+            ("lang", "en"),
+        ],
+        "",
+    )
+    .await;
+    assert!(eventually(|| error_codes(&el).contains(&"RECORD_TOO_LARGE".to_string())).await);
+    assert!(text(&el).contains("at most 1000 bytes"), "{}", text(&el));
+    host.remove();
+    // Removed while its record still streams in: the reading stops there.
+    let (host, _el) = element(
+        &[
+            ("src", "__lines/removed.jsonl"),
+            ("max-bytes", "4294967296"),
+        ],
+        "",
+    )
+    .await;
+    lines_sent_past("removed.jsonl", 4 << 20).await;
+    host.remove();
+    let sent = lines_sent_when_stopped("removed.jsonl").await;
+    wasm_bindgen_test::console_log!("removed.jsonl: {sent} bytes sent");
+    assert!(sent < 1 << 30, "{sent} bytes sent: the download went on");
 }
 
 #[wasm_bindgen_test]

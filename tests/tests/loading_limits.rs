@@ -1,8 +1,10 @@
 //! The viewer against hostile servers and huge files: bodies announced over the limit, endless
-//! bodies, huge indexes, many records fetched a few at a time, a record too large to build.
+//! bodies, huge indexes, many records fetched a few at a time, a record too large to build, a
+//! page's own limit (`maxBytes`), and an opening stopped halfway (`signal`).
 
 #![cfg(target_arch = "wasm32")]
 
+use js_sys::Reflect;
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
@@ -97,4 +99,140 @@ async fn a_record_with_270000_final_lanes_is_refused_not_built() {
     // The viewer still answers.
     assert!(m.viewer.set_lang("ja"));
     assert_eq!(attr(&m.root(), "lang").as_deref(), Some("ja"));
+}
+
+#[wasm_bindgen_test]
+async fn a_version_3_record_past_max_bytes_is_refused_and_the_viewer_goes_on() {
+    // Announced over the limit: refused from its length and first line.
+    let m = mount(&[
+        ("src", s("__length/5000/announced.jsonl")),
+        ("lang", s("en")),
+        ("maxBytes", JsValue::from(1000)),
+    ])
+    .await;
+    let root = m.root();
+    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"]);
+    assert!(
+        text(&root).contains(
+            "5000 bytes or more; this viewer takes version 3 records of at most 1000 bytes"
+        ),
+        "{}",
+        text(&root)
+    );
+    assert!(text(&root).contains("maxBytes"), "{}", text(&root));
+    // Without a length: refused once more than the limit has arrived, and no more is read.
+    let m = mount(&[
+        ("src", s("__lines/past-max-bytes.jsonl")),
+        ("lang", s("en")),
+        ("maxBytes", JsValue::from(100_000)),
+    ])
+    .await;
+    assert_eq!(error_codes(&m.root()), ["RECORD_TOO_LARGE"]);
+    assert!(
+        text(&m.root()).contains("at most 100000 bytes (97.7 KiB;"),
+        "{}",
+        text(&m.root())
+    );
+    let sent = lines_sent_when_stopped("past-max-bytes.jsonl").await;
+    assert!(sent < 64 << 20, "{sent} bytes sent past a limit of 100,000");
+    // The same limit holds for text the page hands over, and the viewer goes on: a record
+    // within it opens, is verified and can be shown in the other language.
+    assert!(runs_record("small", 1).len() < 1000 && runs_record("big", 50).len() > 1000);
+    let m2 = mount(&[("lang", s("en")), ("maxBytes", JsValue::from(1000))]).await;
+    m2.viewer.open_text("big.jsonl", runs_record("big", 50));
+    assert!(eventually(|| error_codes(&m2.root()).contains(&"RECORD_TOO_LARGE".to_string())).await);
+    m2.viewer.open_text("small.jsonl", runs_record("small", 1));
+    assert!(eventually(|| m2.viewer.selected().as_deref() == Some("small")).await);
+    let panel = one(&m2.root(), "[role=tabpanel]");
+    assert!(eventually(|| attr(&panel, "data-verification").as_deref() == Some("verified")).await);
+    assert!(m2.viewer.set_lang("ja"));
+    assert_eq!(attr(&m2.root(), "lang").as_deref(), Some("ja"));
+}
+
+#[wasm_bindgen_test]
+async fn max_bytes_must_be_a_whole_number_of_bytes() {
+    for bad in [
+        JsValue::from(0),
+        JsValue::from(-1),
+        JsValue::from(1.5),
+        JsValue::from(f64::NAN),
+        JsValue::from(9_007_199_254_740_992.0),
+        s("64MiB"),
+        JsValue::TRUE,
+        JsValue::from(1000_u64), // a BigInt
+    ] {
+        let host = host();
+        let error = try_mount(&host, &[("maxBytes", bad.clone())])
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("maxBytes {bad:?} was taken"));
+        let message = js_sys::Error::from(error).message().as_string().unwrap();
+        assert!(message.contains("maxBytes"), "{bad:?}: {message}");
+        assert_eq!(host.child_element_count(), 0, "{bad:?}: nothing mounted");
+        host.remove();
+    }
+    let host = host();
+    let error = try_mount(&host, &[("signal", s("stop"))])
+        .await
+        .err()
+        .unwrap();
+    let message = js_sys::Error::from(error).message().as_string().unwrap();
+    assert!(message.contains("AbortSignal"), "{message}");
+    host.remove();
+}
+
+/// The `name` of a rejection (`AbortError`, `TypeError`, …).
+fn error_name(error: &JsValue) -> Option<String> {
+    Reflect::get(error, &s("name")).ok()?.as_string()
+}
+
+#[wasm_bindgen_test]
+async fn aborting_a_streaming_open_stops_the_download_and_frees_the_viewer() {
+    let host = host();
+    let aborts = web_sys::AbortController::new().unwrap();
+    let opening = wasm_bindgen_futures::JsFuture::from(wasm_bindgen_futures::future_to_promise({
+        let host = host.clone();
+        let signal = aborts.signal();
+        async move {
+            try_mount(
+                &host,
+                &[
+                    ("src", s("__lines/aborted.jsonl")),
+                    ("maxBytes", JsValue::from(4_294_967_296.0)),
+                    ("signal", signal.into()),
+                ],
+            )
+            .await
+            .map(JsValue::from)
+        }
+    }));
+    // A few MiB in, read and replayed as they arrive, the page gives up.
+    lines_sent_past("aborted.jsonl", 4 << 20).await;
+    assert!(
+        host.child_element_count() > 0,
+        "the viewer shows while it opens"
+    );
+    // It says how much has arrived (no length: no bar).
+    assert!(
+        eventually(|| maybe(&host, "[data-load-progress]")
+            .is_some_and(|line| text(&line).contains("MiB read")))
+        .await,
+        "{}",
+        text(&host)
+    );
+    aborts.abort();
+    let error = opening.await.expect_err("mount rejects once aborted");
+    assert_eq!(error_name(&error).as_deref(), Some("AbortError"));
+    assert_eq!(host.child_element_count(), 0, "the viewer is gone");
+    let sent = lines_sent_when_stopped("aborted.jsonl").await;
+    wasm_bindgen_test::console_log!("aborted.jsonl: {sent} bytes sent");
+    assert!(sent < 1 << 30, "{sent} bytes sent: the download went on");
+    // Aborted before it starts: nothing is mounted or fetched.
+    let error = try_mount(&host, &[("signal", aborts.signal().into())])
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(error_name(&error).as_deref(), Some("AbortError"));
+    assert_eq!(host.child_element_count(), 0);
+    host.remove();
 }

@@ -6,6 +6,7 @@
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
+use web_sys::Element;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -264,7 +265,50 @@ async fn a_100000_step_record_verifies_in_the_background_with_progress() {
     wasm_bindgen_futures::JsFuture::from(m.viewer.settled())
         .await
         .unwrap();
-    assert_eq!(all(&root, "[data-step]").len(), 100_000);
+    // The list holds a window of the steps, not 100,000 cards: the page stays small.
+    let list = one(&root, ".lv-steps");
+    let window = |list: &Element| {
+        let n = |name| attr(list, name).and_then(|v| v.parse::<usize>().ok());
+        (n("data-steps-from"), n("data-steps-to"))
+    };
+    assert_eq!(window(&list), (Some(0), Some(500)));
+    assert_eq!(attr(&list, "data-steps-total").as_deref(), Some("100000"));
+    assert_eq!(all(&root, "[data-step]").len(), 500);
+    assert!(
+        text(&one(&root, "[data-steps-shown]")).contains("Steps 1–500 of 100,000 are listed here")
+    );
+    assert!(one(&root, "[data-steps-earlier]").has_attribute("hidden"));
+    let elements = document().query_selector_all("*").unwrap().length();
+    wasm_bindgen_test::console_log!("100,000 steps: {elements} elements in the page");
+    assert!(elements < 20_000, "{elements} elements in the page");
+    // A step far away: the window moves to it, and its card is current.
+    assert!(m.viewer.select_step(JsValue::from(99_999_u32)));
+    assert_eq!(window(&list), (Some(99_979), Some(100_000)));
+    let card = one(&root, "[data-step=\"99999\"]");
+    assert!(card.class_list().contains("lv-current"));
+    assert!(one(&root, "[data-steps-later]").has_attribute("hidden"));
+    // Paging: the window before, with focus on its first card.
+    click(&one(&root, "[data-steps-earlier]"));
+    assert_eq!(window(&list), (Some(99_479), Some(99_979)));
+    assert_eq!(
+        attr(&focused().unwrap(), "data-step").as_deref(),
+        Some("99479")
+    );
+    click(&one(&root, "[data-steps-later]"));
+    assert_eq!(window(&list), (Some(99_979), Some(100_000)));
+    assert!(all(&root, "[data-step]").len() <= 500);
+    // In Japanese too.
+    assert!(m.viewer.set_lang("ja"));
+    assert!(
+        eventually(
+            || maybe(&root, "[data-steps-shown]").is_some_and(|l| text(&l).contains(
+                "全 100,000 ステップのうち、ステップ 99,980〜100,000 をここに表示しています"
+            ))
+        )
+        .await,
+        "{}",
+        text(&one(&root, "[data-steps-shown]"))
+    );
 }
 
 #[wasm_bindgen_test]

@@ -79,13 +79,21 @@ async fn a_version_3_step_the_core_answers_otherwise_is_marked() {
 
 #[wasm_bindgen_test]
 async fn a_version_3_record_that_never_ends_stops_being_read_at_the_viewers_limit() {
-    let start = now();
     let m = mount(&[("src", s("__lines/endless.jsonl")), ("lang", s("en"))]).await;
     let root = m.root();
     assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"]);
     assert!(text(&root).contains("64 MiB"), "{}", text(&root));
-    // Stopped near 64 MiB, not after gigabytes.
-    assert!(now() - start < 60_000.0);
+    // The download stopped with the reading: what the server handed over stops growing, before
+    // the 4 GiB it would send. The server counts what it sent; how much more than 64 MiB that
+    // is depends on the engine's buffers (76–89 MB seen at the server's pace), so only the
+    // stop is checked.
+    let last = lines_sent_when_stopped("endless.jsonl").await;
+    wasm_bindgen_test::console_log!("endless.jsonl: {last} bytes sent");
+    assert!(last >= 64 << 20, "{last} bytes sent");
+    assert!(
+        last < 4 << 30,
+        "{last} bytes sent: the server's end, not the viewer's stop"
+    );
 }
 
 #[wasm_bindgen_test]

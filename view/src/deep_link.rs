@@ -1,7 +1,7 @@
-//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>]` in the page's address. Ids are
-//! percent-encoded (`encodeURIComponent`), so an id with `&`, `=`, `#` or a space stays one
-//! value and comes back as it was; steps are counted from 1, as readers count. The page's
-//! `decodeURIComponent` and `encodeURIComponent` are passed in.
+//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>][&find=<query>]` in the page's address.
+//! Ids and queries are percent-encoded (`encodeURIComponent`), so a value with `&`, `=`, `#` or
+//! a space stays one value and comes back as it was; steps are counted from 1, as readers count.
+//! The page's `decodeURIComponent` and `encodeURIComponent` are passed in.
 
 use crate::i18n::Lang;
 
@@ -14,7 +14,25 @@ pub struct Link {
     pub lang: Option<Lang>,
     /// The step, from 0.
     pub step: Option<usize>,
+    /// The find box's query, decoded ([`crate::find`]).
+    pub find: Option<String>,
 }
+
+/// What the viewer shows, as the deep link writes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown<'a> {
+    /// The selected record's id.
+    pub id: &'a str,
+    /// The language.
+    pub lang: Lang,
+    /// The current step, from 0.
+    pub step: Option<usize>,
+    /// The find box's query (none when empty).
+    pub find: &'a str,
+}
+
+/// The keys the deep link writes; a page's other keys are kept.
+const KEYS: [&str; 4] = ["record", "lang", "step", "find"];
 
 /// Parses a deep link, decoding values with `decode`; unknown keys, languages and steps are
 /// ignored.
@@ -25,6 +43,7 @@ pub fn parse(hash: &str, decode: impl Fn(&str) -> String) -> Link {
             Some(("record", id)) if !id.is_empty() => link.record = Some(decode(id)),
             Some(("lang", tag)) => link.lang = Lang::from_tag(tag).or(link.lang),
             Some(("step", n)) => link.step = parse_step(n).or(link.step),
+            Some(("find", query)) if !query.is_empty() => link.find = Some(decode(query)),
             _ => {}
         }
     }
@@ -39,20 +58,20 @@ fn parse_step(n: &str) -> Option<usize> {
     n.parse::<usize>().ok()?.checked_sub(1)
 }
 
-/// The page's hash with `record`, `lang` and `step` set: the page's other keys (such as the
-/// standalone page's `src=`) are kept, first. `encode` percent-encodes the id
+/// The page's hash with `record`, `lang`, `step` and `find` set: the page's other keys (such as
+/// the standalone page's `src=`) are kept, first. `encode` percent-encodes the id and the query
 /// (`encodeURIComponent` in the page).
-pub fn write(
-    current: &str,
-    id: &str,
-    lang: Lang,
-    step: Option<usize>,
-    encode: impl Fn(&str) -> String,
-) -> String {
+pub fn write(current: &str, shown: Shown<'_>, encode: impl Fn(&str) -> String) -> String {
+    let Shown {
+        id,
+        lang,
+        step,
+        find,
+    } = shown;
     let mut hash = String::from("#");
     for pair in current.trim_start_matches('#').split('&') {
         let key = pair.split('=').next().unwrap_or_default();
-        if !pair.is_empty() && key != "record" && key != "lang" && key != "step" {
+        if !pair.is_empty() && !KEYS.contains(&key) {
             hash.push_str(pair);
             hash.push('&');
         }
@@ -64,6 +83,10 @@ pub fn write(
     if let Some(n) = step {
         hash.push_str("&step=");
         hash.push_str(&(n + 1).to_string());
+    }
+    if !find.is_empty() {
+        hash.push_str("&find=");
+        hash.push_str(&encode(find));
     }
     hash
 }
@@ -83,7 +106,8 @@ mod tests {
             Link {
                 record: Some("busy-project".into()),
                 lang: Some(Lang::Ja),
-                step: None
+                step: None,
+                find: None,
             }
         );
         assert_eq!(plain("#lang=fr&record="), Link::default());
@@ -100,17 +124,36 @@ mod tests {
     #[test]
     fn written_links_keep_the_pages_other_keys_first() {
         let upper = |v: &str| v.to_uppercase();
+        let shown = |id, lang, step, find| Shown {
+            id,
+            lang,
+            step,
+            find,
+        };
         assert_eq!(
             write(
-                "#src=x.json&record=old&step=3",
-                "a b",
-                Lang::Ja,
-                Some(0),
+                "#src=x.json&record=old&step=3&find=old",
+                shown("a b", Lang::Ja, Some(0), ""),
                 upper
             ),
             "#src=x.json&record=A B&lang=ja&step=1"
         );
-        assert_eq!(write("", "a", Lang::En, None, upper), "#record=A&lang=en");
+        assert_eq!(
+            write("", shown("a", Lang::En, None, ""), upper),
+            "#record=A&lang=en"
+        );
+        assert_eq!(
+            write("#x=1", shown("a", Lang::En, Some(4), "op:claim"), upper),
+            "#x=1&record=A&lang=en&step=5&find=OP:CLAIM"
+        );
+    }
+
+    #[test]
+    fn the_query_comes_back_decoded() {
+        let decode = |v: &str| v.replace("%20", " ").replace("%3A", ":");
+        let link = parse("#record=a&find=op%3Aclaim%20docs", decode);
+        assert_eq!(link.find.as_deref(), Some("op:claim docs"));
+        assert_eq!(plain("#record=a&find=").find, None);
     }
 
     #[test]

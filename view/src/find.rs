@@ -267,6 +267,12 @@ pub struct Found {
 }
 
 impl Found {
+    /// These steps (in order) as matches, for tests.
+    #[cfg(test)]
+    pub(crate) fn of(steps: Vec<u32>) -> Found {
+        Found { steps }
+    }
+
     /// How many steps matched.
     pub fn count(&self) -> usize {
         self.steps.len()

@@ -9,7 +9,7 @@ use project_lanes::record::Text;
 
 use crate::entry::{Content, Entry};
 use crate::error::LoadError;
-use crate::i18n::{Lang, Msg, Term, fill, text};
+use crate::i18n::{Lang, Msg, Term, binary_size, fill, text};
 use crate::tree::{N, Tree};
 
 /// The accessible name of a viewer's region (`role="region"`): what it shows, the title of
@@ -46,8 +46,29 @@ pub fn error_box<T>(t: &mut Tree, parent: N, lang: Lang, error: &LoadError<T>) -
 }
 
 /// The line that says records are loading.
-pub fn loading(t: &mut Tree, parent: N, lang: Lang) -> N {
-    t.el_text(parent, "p", "lv-loading", text(lang, Msg::Loading))
+pub fn loading(t: &mut Tree, parent: N, lang: Lang, read: Option<(u64, Option<u64>)>) -> N {
+    let line = t.el_text(parent, "p", "lv-loading", text(lang, Msg::Loading));
+    let Some((bytes, size)) = read else {
+        return line;
+    };
+    // How much of the file being read has arrived: words, and a bar when its size is known.
+    t.attr_number(line, "data-load-progress", bytes);
+    let words = match size {
+        Some(size) => fill(
+            text(lang, Msg::LoadingOf),
+            &[&binary_size(bytes), &binary_size(size)],
+        ),
+        None => fill(text(lang, Msg::LoadingSoFar), &[&binary_size(bytes)]),
+    };
+    t.text(line, " ");
+    t.text(line, &words);
+    if let Some(size) = size {
+        t.text(line, " ");
+        let bar = t.el(line, "progress", "");
+        t.attr_number(bar, "max", size);
+        t.attr_number(bar, "value", bytes.min(size));
+    }
+    line
 }
 
 /// The language switcher's buttons, `lang` pressed.
@@ -116,4 +137,33 @@ pub fn tab<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, ids: &TabId
         t.el_text(tab, "span", "lv-sr", text(lang, Msg::TabFailed));
     }
     tab
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::{ROOT, html};
+
+    #[test]
+    fn the_loading_line_says_how_much_of_the_file_has_arrived() {
+        let line = |lang, read| {
+            let mut t = Tree::new();
+            loading(&mut t, ROOT, lang, read);
+            html::write(&t)
+        };
+        assert_eq!(
+            line(Lang::En, None),
+            "<p class=\"lv-loading\">Loading records…</p>"
+        );
+        let known = line(Lang::En, Some((12 << 20, Some(80 << 20))));
+        assert!(known.contains("data-load-progress=\"12582912\""), "{known}");
+        assert!(known.contains("12 MiB of 80 MiB read"), "{known}");
+        assert!(
+            known.contains("<progress max=\"83886080\" value=\"12582912\">"),
+            "{known}"
+        );
+        let ja = line(Lang::Ja, Some((3 << 19, None)));
+        assert!(ja.contains("1.5 MiB を読みました"), "{ja}");
+        assert!(!ja.contains("<progress"), "{ja}");
+    }
 }

@@ -37,9 +37,10 @@
 //! - [`state`]: one viewer's state (records, selection, language, current step, the deep
 //!   link's wishes) and its transitions, each returning what to show again.
 //! - [`entry`], [`error`]: the records a viewer holds and why one failed; [`deep_link`]: the
-//!   `#record=…&lang=…&step=…` address.
+//!   `#record=…&lang=…&step=…&find=…` address.
 //! - [`find`]: the steps a query asks for (project, run, operation, answer, caller, time), and
-//!   the refusals and recoveries the timeline's `]` and `[` go to.
+//!   the refusals and recoveries the timeline's `]` and `[` go to; [`find_box`]: the box that
+//!   takes the query and counts its matches.
 //! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
 //!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
 //!   callers, the window), with the times that stand out, as `lane-records replay` says too.
@@ -66,11 +67,13 @@ pub mod describe;
 pub mod entry;
 pub mod error;
 pub mod find;
+pub mod find_box;
 pub mod frame;
 pub mod i18n;
 pub mod panel;
 pub mod recorded;
 pub mod state;
+pub mod step_window;
 pub mod steps;
 pub mod still;
 pub mod time;

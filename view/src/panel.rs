@@ -18,6 +18,7 @@ use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
 use crate::recorded;
+use crate::step_window;
 use crate::time::{Local, Zone};
 use crate::tree::{N, Tree};
 
@@ -161,9 +162,17 @@ pub struct Tail {
 pub fn tail<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>, loaded: &Loaded<T>) -> Tail {
     let record = &loaded.record;
     t.el_text(parent, "h3", "lv-h", text(lang, Msg::StepsHeading));
+    let windowed = step_window::windowed(record.steps.len());
+    if windowed {
+        step_window::before(t, parent, lang);
+    }
     let list = t.el(parent, "div", "lv-steps");
     if let Some(step) = loaded.verification.borrow().mismatch_step() {
         t.attr_number(list, "data-mismatch-at", step as u64);
+    }
+    if windowed {
+        t.attr_number(list, "data-steps-total", record.steps.len() as u64);
+        step_window::after(t, parent, lang);
     }
     // After the steps, so usually below the fold: laid out when it comes near the viewport.
     let end = t.el(parent, "div", "lv-end");

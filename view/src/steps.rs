@@ -44,11 +44,30 @@ pub fn cards_in_zone(
     mismatch: Option<usize>,
     zone: &dyn Zone,
 ) -> usize {
+    cards_until(
+        t,
+        parent,
+        (lang, zone),
+        record,
+        (from, usize::MAX, budget),
+        mismatch,
+    )
+}
+
+/// [`cards_in_zone`], stopping before step `until` too.
+pub fn cards_until(
+    t: &mut Tree,
+    parent: N,
+    (lang, zone): (Lang, &dyn Zone),
+    record: &Record,
+    (from, until, budget): (usize, usize, usize),
+    mismatch: Option<usize>,
+) -> usize {
     let mut spent = 0;
     let mut at = from;
     let mut list = None;
     while let Some(step) = record.steps.get(at) {
-        if spent >= budget {
+        if spent >= budget || at >= until {
             break;
         }
         let ol = match list {

@@ -19,7 +19,7 @@ export function defineLaneViewer(loader) {
     },
   };
   const BOOLEAN = ["open", "hash", "tabs"];
-  const ATTRIBUTES = ["src", "record", "lang", "step", ...BOOLEAN];
+  const ATTRIBUTES = ["src", "record", "lang", "step", "max-bytes", ...BOOLEAN];
 
   /** Adds the viewer's stylesheet to the document once (the loader's linkStylesheet). */
   function addStylesheet(doc) {
@@ -40,6 +40,7 @@ export function defineLaneViewer(loader) {
     #watch = null;
     #near = null;
     #generation = 0;
+    #aborts = null;
     #last = { record: undefined, step: undefined };
     #ready;
     #settle;
@@ -160,6 +161,10 @@ export function defineLaneViewer(loader) {
       if (step !== null && !/^[1-9][0-9]{0,8}$/.test(step)) {
         return `step="${step}": expected a step number, counted from 1`;
       }
+      const max = this.getAttribute("max-bytes");
+      if (max !== null && !(/^[1-9][0-9]{0,15}$/.test(max) && Number.isSafeInteger(Number(max)))) {
+        return `max-bytes="${max}": expected a whole number of bytes, from 1 to ${Number.MAX_SAFE_INTEGER}`;
+      }
       for (const name of BOOLEAN) {
         const v = this.getAttribute(name);
         if (v !== null && v !== "" && v !== "true" && v !== "false") {
@@ -189,6 +194,8 @@ export function defineLaneViewer(loader) {
         if (v !== null) options[name] = v;
       }
       if (text !== null) options.text = text;
+      const max = this.getAttribute("max-bytes");
+      if (max !== null) options.maxBytes = Number(max);
       return options;
     }
 
@@ -208,10 +215,12 @@ export function defineLaneViewer(loader) {
       this.#box = box;
       this.append(box);
       let viewer;
+      const aborts = new AbortController();
+      this.#aborts = aborts;
       try {
         const { mount } = await loader.loadViewer();
         if (generation !== this.#generation) return;
-        viewer = await mount(box, this.#options());
+        viewer = await mount(box, { ...this.#options(), signal: aborts.signal });
       } catch (error) {
         if (generation !== this.#generation) return;
         box.remove();
@@ -293,6 +302,9 @@ export function defineLaneViewer(loader) {
       this.#near = null;
       this.#watch?.disconnect();
       this.#watch = null;
+      // A viewer still opening its record stops reading it and is freed.
+      this.#aborts?.abort();
+      this.#aborts = null;
       this.#viewer?.destroy();
       this.#viewer = null;
       this.#box?.remove();

@@ -17,6 +17,10 @@ export interface MountOptions {
   tabs?: boolean | null;
   /** A record held as text by the page: shown alone, with no fetch. Not with `src`. */
   text?: string | null;
+  /** The largest version 3 record taken, in bytes: a whole number from 1 to 2^53 − 1 (default 64 MiB). */
+  maxBytes?: number | null;
+  /** Aborted before mount() resolves: every fetch and read stops, the viewer is destroyed, mount() rejects. */
+  signal?: AbortSignal | null;
 }
 
 /** A mounted viewer. */
@@ -27,7 +31,7 @@ export interface Viewer {
   set_lang(lang: string): boolean;
   /** Opens a record or an index held as text, as if a file `name` had been opened. */
   open_text(name: string, text: string): void;
-  /** Resolves once every step of the selected record is in the page. */
+  /** Resolves once every step of the selected record (a record of more than 500 steps: its listed window) is in the page. */
   settled(): Promise<void>;
   /** Makes step n (from 0, as data-step counts) current; false, changing nothing, unless n is a step. */
   select_step(n: number): boolean;
@@ -60,7 +64,7 @@ export interface LaneViewerEventDetail {
 /**
  * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
  * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
- * link counts), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
+ * link counts), max-bytes (maxBytes), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
  * mount()'s where a page embeds it: open and hash are false, and tabs is false when the element
  * names one record or holds one.
  */

@@ -16,6 +16,8 @@
 //!   hash: true,                // follow and update #record=<id>&lang=<en|ja>[&step=<n>] (one per page)
 //!   open: true,                // the "Open records…" button and dropped files (default)
 //!   tabs: true,                // the row of record tabs (default); false: the record alone
+//!   maxBytes: 256 * 2 ** 20,   // the largest version 3 record taken (default 64 MiB)
+//!   signal,                    // an AbortSignal: aborting it stops the opening, frees the viewer
 //! });
 //! // or a record the page holds: mount(element, { text: jsonText, tabs: false })
 //! viewer.open_text("mine.json", text); // a record or an index held as text
@@ -52,6 +54,7 @@
 mod app;
 mod dom;
 pub mod entry;
+mod find;
 mod link;
 pub mod load;
 mod pace;
@@ -67,6 +70,10 @@ mod zone;
 /// The catalog (`project_lanes_view::i18n`): every string the viewer shows.
 pub use project_lanes_view::i18n;
 
+use std::rc::Rc;
+
+use js_sys::Reflect;
+use project_lanes::record::stream::DEFAULT_MAX_BYTES;
 use project_lanes_view::state::Origin;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -75,9 +82,11 @@ use web_sys::Element;
 use app::{Core, Shared};
 use i18n::Lang;
 
-/// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent.
+/// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent. Names
+/// are checked against [`OPTION_NAMES`] first; `maxBytes` and `signal` are read apart by
+/// [`read_options`] (checked by `mount`), not by serde.
 #[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 struct Options {
     /// URL of the records index (or of a single record), relative to the page.
     src: Option<String>,
@@ -95,10 +104,25 @@ struct Options {
     /// A record held as text by the page (`<lane-viewer>`'s inline JSON): shown alone, with no
     /// fetch; read, checked and replayed like any other, with no hash to compare. Not with `src`.
     text: Option<String>,
+    /// The largest version 3 record the viewer takes, in bytes: a whole number from 1 to 2^53 − 1
+    /// (default 64 MiB, `lane-records replay`'s default). A record past it is refused with
+    /// `RECORD_TOO_LARGE`, from its length or as soon as more has arrived; versions 1 and 2
+    /// and indexes keep the format's 16 MiB.
+    #[serde(skip)]
+    max_bytes: JsValue,
+    /// An `AbortSignal`: aborted while `mount` is opening, it stops every fetch and read,
+    /// destroys the viewer and rejects `mount` with the signal's reason.
+    #[serde(skip)]
+    signal: JsValue,
 }
 
 /// The fields of [`Options`].
-const OPTION_NAMES: [&str; 7] = ["src", "lang", "record", "hash", "open", "tabs", "text"];
+const OPTION_NAMES: [&str; 9] = [
+    "src", "lang", "record", "hash", "open", "tabs", "text", "maxBytes", "signal",
+];
+/// [`OPTION_NAMES`] as an error names them.
+const OPTION_LIST: &str =
+    "`src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`, `maxBytes`, `signal`";
 
 /// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
 /// until `destroy`); `destroy` removes it.
@@ -142,14 +166,18 @@ impl Viewer {
     pub fn open_text(&self, name: &str, text: String) {
         let file = read::Opened {
             name: name.to_string(),
-            content: Ok(read::Incoming::whole(text.into_bytes())),
+            content: Ok(read::Incoming::whole(
+                text.into_bytes(),
+                self.core.reading.max_bytes,
+            )),
         };
         self.core.open(vec![file]);
     }
 
-    /// A promise that resolves once every step of the selected record is in the page. Records of
-    /// more than a few hundred steps finish rendering in the background after `mount`, `select`
-    /// or `set_lang` return; small records are complete at once.
+    /// A promise that resolves once every step of the selected record is in the page (for a
+    /// record of more than 500 steps, which lists a window of its steps, once the window is).
+    /// Records of a few hundred steps finish rendering in the background after `mount`,
+    /// `select` or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {
         self.core.settled()
     }
@@ -207,8 +235,10 @@ impl Viewer {
 }
 
 /// Mounts a viewer inside `element` and resolves once the first record is rendered (or the
-/// loading error is shown). Rejects only for bad options: not an object, an unknown name, a
-/// value of the wrong type, or a `lang` other than `"en"` and `"ja"`.
+/// loading error is shown). Rejects for bad options (not an object, an unknown name, a value of
+/// the wrong type, a `lang` other than `"en"` and `"ja"`, a `maxBytes` that is not a whole
+/// number from 1 to 2^53 − 1, a `signal` that is not an `AbortSignal`), and with the signal's
+/// reason when `signal` is aborted before it resolves (the viewer is then destroyed).
 #[wasm_bindgen]
 pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue> {
     let options = read_options(options).map_err(|e| js_sys::TypeError::new(&e))?;
@@ -220,6 +250,34 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
             ))
         })?),
     };
+    let max_bytes = match &options.max_bytes {
+        v if v.is_undefined() || v.is_null() => DEFAULT_MAX_BYTES,
+        v => v.as_f64().and_then(max_bytes).ok_or_else(|| {
+            // Written by JavaScript (`String(n)`): no float formatting in the wasm.
+            let shown = match (v.as_f64(), v.as_string()) {
+                (Some(n), _) => String::from(
+                    js_sys::Number::from(n)
+                        .to_string_with_radix(10)
+                        .unwrap_or_default(),
+                ),
+                (_, Some(text)) => format!("the string \"{text}\""),
+                _ => format!("a {}", v.js_typeof().as_string().unwrap_or_default()),
+            };
+            js_sys::TypeError::new(&format!(
+                "lane-viewer options: maxBytes must be a whole number of bytes from 1 to \
+                 9007199254740991, not {shown}"
+            ))
+        })?,
+    };
+    let signal = match &options.signal {
+        v if v.is_undefined() || v.is_null() => None,
+        v => Some(v.clone().dyn_into::<web_sys::AbortSignal>().map_err(|_| {
+            js_sys::TypeError::new("lane-viewer options: signal must be an AbortSignal")
+        })?),
+    };
+    if let Some(signal) = signal.as_ref().filter(|s| s.aborted()) {
+        return Err(signal.reason());
+    }
     let hash = options.hash.unwrap_or(false);
     if hash
         && let Some(doc) = element.owner_document()
@@ -239,22 +297,64 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         .into());
     }
     let tabs = options.tabs.unwrap_or(true);
-    let core = Core::create(&element, lang, hash, options.open.unwrap_or(true), tabs);
+    let open = options.open.unwrap_or(true);
+    let core = Core::create(&element, lang, hash, open, tabs, max_bytes);
     Core::keep(&core);
     Core::listen(&core);
-    let record = options.record;
-    if let Some(text) = options.text {
-        let entry = load::held(text);
-        loaded(&core, entry.map(|e| vec![e]), record);
-        return Ok(Viewer { core });
+    // The page's signal destroys the viewer while it opens; once `mount` has resolved, only
+    // `destroy` does.
+    let abort = signal.as_ref().map(|signal| {
+        let weak = Rc::downgrade(&core);
+        let on_abort = Closure::<dyn FnMut()>::new(move || {
+            if let Some(core) = weak.upgrade() {
+                core.destroy();
+            }
+        });
+        signal
+            .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref())
+            .ok();
+        (signal, on_abort)
+    });
+    open_first(&core, options.src, options.text, options.record).await;
+    if let Some((signal, on_abort)) = abort {
+        signal
+            .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref())
+            .ok();
+        if signal.aborted() {
+            return Err(signal.reason());
+        }
     }
-    let src = options.src.as_deref().unwrap_or("records/index.json");
-    match load::load_listing(src).await {
+    Ok(Viewer { core })
+}
+
+/// The largest version 3 record a `maxBytes` of `n` stands for: a whole number of bytes, at
+/// least 1 and exactly representable in JavaScript.
+fn max_bytes(n: f64) -> Option<u64> {
+    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    (n.fract() == 0.0 && (1.0..=MAX_SAFE).contains(&n)).then_some(n as u64)
+}
+
+/// Opens what `mount` was given: the page's text, or `src` (a record, or an index whose records
+/// are then fetched, the selected one first).
+async fn open_first(
+    core: &Shared,
+    src: Option<String>,
+    text: Option<String>,
+    record: Option<String>,
+) {
+    let reading = core.reading.clone();
+    if let Some(text) = text {
+        let entry = load::held(text, &reading);
+        loaded(core, entry.map(|e| vec![e]), record);
+        return;
+    }
+    let src = src.as_deref().unwrap_or("records/index.json");
+    match load::load_listing(src, &reading).await {
         Ok(load::Listing::Index { url, records }) => {
             // Tabs at once, every record still loading; then the selected record first, so it
             // is shown as soon as its own file arrives, and the others one by one.
             let entries = load::pending(&url, &records);
-            loaded(&core, Ok(entries), record);
+            loaded(core, Ok(entries), record);
             let selected = core.state.borrow().selected_id().map(String::from);
             let first = records
                 .iter()
@@ -263,7 +363,7 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
                 .into_iter()
                 .chain((0..records.len()).filter(|&i| Some(i) != first))
                 .collect();
-            load::fetch_records(&url, &records, &order, |i, content| {
+            load::fetch_records(&url, &records, &order, &reading, |i, content| {
                 if core.destroyed() {
                     return false;
                 }
@@ -274,10 +374,9 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
             })
             .await;
         }
-        Ok(load::Listing::Record(entry)) => loaded(&core, Ok(vec![entry]), record),
-        Err(error) => loaded(&core, Err(error), record),
+        Ok(load::Listing::Record(entry)) => loaded(core, Ok(vec![entry]), record),
+        Err(error) => loaded(core, Err(error), record),
     }
-    Ok(Viewer { core })
 }
 
 /// The index (or the single record) arrived, or could not be shown: the state takes it, with
@@ -314,11 +413,17 @@ fn read_options(options: JsValue) -> Result<Options, String> {
         let key = key.as_string().unwrap_or_default();
         if !OPTION_NAMES.contains(&key.as_str()) {
             return Err(format!(
-                "lane-viewer options: unknown field `{key}`, expected one of `src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`"
+                "lane-viewer options: unknown field `{key}`, expected one of {OPTION_LIST}"
             ));
         }
     }
-    serde_wasm_bindgen::from_value(options).map_err(|e| format!("lane-viewer options: {e}"))
+    let own = |name: &str| Reflect::get(&options, &JsValue::from_str(name)).unwrap_or_default();
+    let (max_bytes, signal) = (own("maxBytes"), own("signal"));
+    let mut read: Options =
+        serde_wasm_bindgen::from_value(options).map_err(|e| format!("lane-viewer options: {e}"))?;
+    read.max_bytes = max_bytes;
+    read.signal = signal;
+    Ok(read)
 }
 
 /// A step of a record of `steps` steps: a JavaScript number that is a whole number below
@@ -345,3 +450,33 @@ fn browser_lang() -> Option<Lang> {
 static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
     // SAFETY: this wasm module is single-threaded (no atomics, no shared memory).
     unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_error_names_every_option_and_only_those() {
+        let names = OPTION_NAMES.map(|n| format!("`{n}`")).join(", ");
+        assert_eq!(OPTION_LIST, names);
+    }
+
+    #[test]
+    fn max_bytes_is_a_whole_number_javascript_holds_exactly() {
+        assert_eq!(max_bytes(1.0), Some(1));
+        assert_eq!(
+            max_bytes(9_007_199_254_740_991.0),
+            Some(9_007_199_254_740_991)
+        );
+        for bad in [
+            0.0,
+            -1.0,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            9_007_199_254_740_992.0,
+        ] {
+            assert_eq!(max_bytes(bad), None, "{bad}");
+        }
+    }
+}

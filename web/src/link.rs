@@ -28,7 +28,8 @@ fn encode(value: &str) -> String {
     js_sys::encode_uri_component(value).into()
 }
 
-/// Writes `#record=<id>&lang=<tag>[&step=<n>]` for what `state` shows, if it changed.
+/// Writes `#record=<id>&lang=<tag>[&step=<n>][&find=<query>]` for what `state` shows, if it
+/// changed.
 pub fn write(state: &State, write: Write) {
     let Some(window) = web_sys::window() else {
         return;

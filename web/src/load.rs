@@ -5,11 +5,14 @@
 //!
 //! Every body is read a chunk at a time into [`Incoming`], which reads a version 3 record's lines
 //! as they arrive, and with a limit: 16 MiB for one JSON document (a version 1 or 2 record, an
-//! index), 64 MiB for a version 3 record. A body whose `Content-Length` is over 64 MiB is refused
-//! before it is read, one over 16 MiB as soon as its first line says it is a document, and a
-//! body without a length stops being read at its limit, so a huge or endless file never reaches
-//! wasm memory whole. For `src`, which may name either kind, the first chunk of an oversized body
-//! is read to say which it is.
+//! index), the viewer's `maxBytes` for a version 3 record (64 MiB unless the page sets another).
+//! A body whose `Content-Length` is over that is refused before it is read, one over 16 MiB as
+//! soon as its first line says it is a document, and a body without a length stops being read at
+//! its limit, so a huge or endless file never reaches wasm memory whole. For `src`, which may
+//! name either kind, the first chunk of an oversized body is read to say which it is.
+//!
+//! Every fetch and read takes the viewer's [`Reading`]: destroying the viewer aborts its fetches
+//! and cancels the bodies and files being read, wherever they are.
 
 use std::rc::Rc;
 
@@ -17,7 +20,7 @@ use js_sys::{Reflect, Uint8Array};
 use project_lanes::record::{IndexEntry, MAX_RECORD_BYTES};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStreamDefaultReader, Response, Url};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestInit, Response, Url};
 
 use project_lanes_view::error::ViewerError;
 
@@ -25,12 +28,27 @@ use crate::entry::{Content, Entry, LoadError};
 use crate::read::{
     Incoming, Read, entry_error, lines_too_large, read_record, record_of, too_large,
 };
-use project_lanes::record::stream::DEFAULT_MAX_BYTES;
 
 /// Largest index file read, in bytes: the same 16 MiB as a record.
 pub const MAX_INDEX_BYTES: u64 = MAX_RECORD_BYTES;
 /// Record files fetched at the same time.
 pub const MAX_FETCHES: usize = 6;
+
+/// How a viewer reads what it opens.
+#[derive(Clone)]
+pub struct Reading {
+    /// The largest version 3 record taken, in bytes (`maxBytes`).
+    pub max_bytes: u64,
+    /// Aborted when the viewer is destroyed: its fetches stop, and every body or file being
+    /// read is cancelled at its next chunk.
+    pub signal: AbortSignal,
+    /// Told how much of the body being read has arrived (and its length, if known), at most
+    /// every [`PROGRESS_MS`] while it is read.
+    pub progress: Rc<dyn Fn(u64, Option<u64>)>,
+}
+
+/// The least time between two reports of a body's progress, in milliseconds.
+pub const PROGRESS_MS: f64 = 100.0;
 
 /// What `src` names: a single record (shown without an index), or an index whose records are
 /// still to be fetched ([`pending`], then [`fetch_records`]).
@@ -47,7 +65,7 @@ pub enum Listing {
 }
 
 /// Loads `src` (relative to the page): a record, or an index (its records are not fetched yet).
-pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
+pub async fn load_listing(src: &str, reading: &Reading) -> Result<Listing, LoadError> {
     let base = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.base_uri().ok().flatten())
@@ -55,7 +73,7 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
     let index_url = Url::new_with_base(src, &base)
         .map_err(|_| LoadError::new(ViewerError::IndexUnavailable, format!("bad URL \"{src}\"")))?
         .href();
-    let incoming = match fetch(&index_url).await {
+    let incoming = match fetch(&index_url, reading).await {
         Ok(incoming) => incoming,
         Err(Fetched::Failed(detail)) => {
             return Err(LoadError::new(ViewerError::IndexUnavailable, detail));
@@ -69,7 +87,9 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
             };
             return Err(too_large(kind, bytes));
         }
-        Err(Fetched::LinesTooLarge(bytes)) => return Err(lines_too_large(bytes)),
+        Err(Fetched::LinesTooLarge(bytes)) => {
+            return Err(lines_too_large(bytes, reading.max_bytes));
+        }
     };
     match incoming.finish(None)? {
         Read::Record(loaded) => {
@@ -100,8 +120,8 @@ pub async fn load_listing(src: &str) -> Result<Listing, LoadError> {
 
 /// A record the page holds as text (no fetch, no index, so no hash): read and checked by the
 /// core's reader like any other; an error (located, coded) shows in the viewer.
-pub fn held(text: String) -> Result<Entry, LoadError> {
-    let loaded = read_record(text.as_bytes(), None, None)?;
+pub fn held(text: String, reading: &Reading) -> Result<Entry, LoadError> {
+    let loaded = read_record(text.as_bytes(), None, None, reading.max_bytes)?;
     Ok(Entry {
         id: loaded.record.id.to_string(),
         title: loaded.record.title.clone(),
@@ -157,6 +177,7 @@ pub async fn fetch_records(
     index_url: &str,
     records: &[IndexEntry],
     order: &[usize],
+    reading: &Reading,
     mut arrived: impl FnMut(usize, Content) -> bool,
 ) {
     // A sliding window of fetches: at most MAX_FETCHES in flight, results taken in order.
@@ -167,7 +188,7 @@ pub async fn fetch_records(
             let Some((i, entry)) = next.next() else { break };
             let request = match entry_error(entry) {
                 Some(error) => Err(error),
-                None => Ok(start_fetch(&record_url(index_url, entry))),
+                None => Ok(start_fetch(&record_url(index_url, entry), reading)),
             };
             pending.push_back((i, entry, request));
         }
@@ -175,7 +196,7 @@ pub async fn fetch_records(
             return;
         };
         let content = match request {
-            Ok(Ok(request)) => finish_fetch(request, false)
+            Ok(Ok(request)) => finish_fetch(request, false, reading)
                 .await
                 .map_err(|e| match e {
                     Fetched::Failed(detail) => {
@@ -184,7 +205,7 @@ pub async fn fetch_records(
                     Fetched::TooLarge { bytes, .. } => {
                         too_large(ViewerError::RecordTooLarge, bytes)
                     }
-                    Fetched::LinesTooLarge(bytes) => lines_too_large(bytes),
+                    Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.max_bytes),
                 })
                 .and_then(|incoming| {
                     record_of(incoming.finish(Some(&entry.sha256)), Some(&entry.id))
@@ -207,9 +228,11 @@ enum Fetched {
     LinesTooLarge(u64),
 }
 
-fn start_fetch(url: &str) -> Result<JsFuture, String> {
+fn start_fetch(url: &str, reading: &Reading) -> Result<JsFuture, String> {
     let window = web_sys::window().ok_or("no window")?;
-    Ok(JsFuture::from(window.fetch_with_str(url)))
+    let init = RequestInit::new();
+    init.set_signal(Some(&reading.signal));
+    Ok(JsFuture::from(window.fetch_with_str_and_init(url, &init)))
 }
 
 /// The next chunk of a body being read, or `None` at its end.
@@ -236,7 +259,11 @@ async fn next_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Uint8
 /// (with `name_it`, after its first chunk, to tell a record from an index), one over a
 /// document's as soon as the first line says it is one; a body read past its limit is
 /// cancelled there.
-async fn finish_fetch(request: JsFuture, name_it: bool) -> Result<Incoming, Fetched> {
+async fn finish_fetch(
+    request: JsFuture,
+    name_it: bool,
+    reading: &Reading,
+) -> Result<Incoming, Fetched> {
     let response: Response = request
         .await
         .map_err(|e| Fetched::Failed(format!("network error: {}", describe(&e))))?
@@ -255,9 +282,9 @@ async fn finish_fetch(request: JsFuture, name_it: bool) -> Result<Incoming, Fetc
         .flatten()
         .and_then(|l| l.trim().parse::<u64>().ok());
     let Some(body) = response.body() else {
-        return Ok(Incoming::new());
+        return Ok(Incoming::new(reading.max_bytes));
     };
-    read_body(body.get_reader().unchecked_into(), length, name_it).await
+    read_body(body.get_reader().unchecked_into(), length, name_it, reading).await
 }
 
 /// Reads a body of `length` bytes (if known) into [`Incoming`], a chunk at a time, within the
@@ -266,10 +293,11 @@ async fn read_body(
     reader: ReadableStreamDefaultReader,
     length: Option<u64>,
     name_it: bool,
+    reading: &Reading,
 ) -> Result<Incoming, Fetched> {
-    let mut incoming = Incoming::new();
+    let mut incoming = Incoming::new(reading.max_bytes);
     if let Some(length) = length
-        && length > DEFAULT_MAX_BYTES
+        && length > reading.max_bytes.max(MAX_RECORD_BYTES)
     {
         let mut start = Vec::new();
         if name_it && let Ok(Some(chunk)) = next_chunk(&reader).await {
@@ -282,13 +310,24 @@ async fn read_body(
         incoming.reserve(length);
     }
     let mut chunk = Vec::new();
+    let mut reported = js_sys::Date::now();
     while let Some(value) = next_chunk(&reader).await? {
+        if reading.signal.aborted() {
+            let _ = reader.cancel();
+            return Err(Fetched::Failed("the viewer was destroyed".into()));
+        }
         chunk.resize(value.length() as usize, 0);
         value.copy_to(&mut chunk);
         incoming.push(&chunk);
+        let now = js_sys::Date::now();
+        if now - reported >= PROGRESS_MS {
+            reported = now;
+            (reading.progress)(incoming.bytes(), length);
+        }
         let document = incoming.is_document();
         let over_document = document && length.is_some_and(|l| l > MAX_RECORD_BYTES);
-        if over_document || incoming.failed() {
+        let over_lines = incoming.is_lines() && length.is_some_and(|l| l > reading.max_bytes);
+        if over_document || over_lines || incoming.failed() {
             // Refused: the rest of the body is never read.
             let _ = reader.cancel();
             if over_document || (document && incoming.bytes() > MAX_RECORD_BYTES) {
@@ -298,8 +337,8 @@ async fn read_body(
                     start: incoming.start().to_vec(),
                 });
             }
-            if incoming.is_lines() && incoming.bytes() > DEFAULT_MAX_BYTES {
-                return Err(Fetched::LinesTooLarge(incoming.bytes()));
+            if over_lines || (incoming.is_lines() && incoming.bytes() > reading.max_bytes) {
+                return Err(Fetched::LinesTooLarge(length.unwrap_or(incoming.bytes())));
             }
             // Any other error is the reader's verdict, given at the end.
             return Ok(incoming);
@@ -310,10 +349,10 @@ async fn read_body(
 
 /// A file the person opened or dropped, read a chunk at a time like a fetched body, within the
 /// same limits (its size is its length): a record of either kind, or an index.
-pub async fn read_file(file: &web_sys::File) -> Result<Incoming, LoadError> {
+pub async fn read_file(file: &web_sys::File, reading: &Reading) -> Result<Incoming, LoadError> {
     let length = file.size() as u64;
     let reader: ReadableStreamDefaultReader = file.stream().get_reader().unchecked_into();
-    read_body(reader, Some(length), true)
+    read_body(reader, Some(length), true, reading)
         .await
         .map_err(|fetched| match fetched {
             Fetched::Failed(_) => {
@@ -322,7 +361,7 @@ pub async fn read_file(file: &web_sys::File) -> Result<Incoming, LoadError> {
             // The command line's verdict on the same bytes: a document over its limit is a
             // record too large, whatever it names.
             Fetched::TooLarge { bytes, .. } => too_large(ViewerError::RecordTooLarge, bytes),
-            Fetched::LinesTooLarge(bytes) => lines_too_large(bytes),
+            Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.max_bytes),
         })
 }
 
@@ -340,9 +379,9 @@ fn over(length: u64, start: Vec<u8>) -> Fetched {
     }
 }
 
-async fn fetch(url: &str) -> Result<Incoming, Fetched> {
-    let request = start_fetch(url).map_err(Fetched::Failed)?;
-    finish_fetch(request, true).await
+async fn fetch(url: &str, reading: &Reading) -> Result<Incoming, Fetched> {
+    let request = start_fetch(url, reading).map_err(Fetched::Failed)?;
+    finish_fetch(request, true, reading).await
 }
 
 fn describe(value: &JsValue) -> String {

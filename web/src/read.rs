@@ -6,8 +6,9 @@
 //! refused, `Record::check`; a byte order mark skipped; nesting of any depth refused with its
 //! line and column) or lines (version 3: each line read, checked and replayed by the core's
 //! [`Reader`] as it arrives, and gathered into what the viewer shows, so the file is never
-//! held whole; at most [`DEFAULT_MAX_BYTES`]). Indexes are read with serde_json too, with the
-//! viewer's own rules: at most [`MAX_INDEX_RECORDS`] entries (refused at the next one, before
+//! held whole; at most the viewer's `maxBytes`, by default
+//! [`DEFAULT_MAX_BYTES`](project_lanes::record::stream::DEFAULT_MAX_BYTES)). Indexes are read
+//! with serde_json too, with the viewer's own rules: at most [`MAX_INDEX_RECORDS`] entries (refused at the next one, before
 //! the rest is read), unique ids, and a bad file name or hash failing only its entry.
 
 use std::rc::Rc;
@@ -15,9 +16,10 @@ use std::rc::Rc;
 use project_lanes::record::json::{
     JsonKind, ReadError, is_lines, parse_header, parse_record, without_bom,
 };
-use project_lanes::record::stream::{DEFAULT_MAX_BYTES, Gather, MAX_LINE_BYTES, Reader};
+use project_lanes::record::stream::{Gather, MAX_LINE_BYTES, Reader};
 use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
 use project_lanes_view::entry::Verification;
+use project_lanes_view::i18n::binary_size;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
@@ -48,6 +50,8 @@ pub struct Incoming {
     bytes: u64,
     /// The first error: the rest is not read.
     failed: Option<LoadError>,
+    /// The largest version 3 record taken (`maxBytes`; documents keep the format's 16 MiB).
+    max_bytes: u64,
 }
 
 /// A version 3 record being read: the core's reader and what the viewer gathers from it.
@@ -59,27 +63,23 @@ struct Lines {
     hasher: Sha256,
 }
 
-impl Default for Incoming {
-    fn default() -> Self {
-        Incoming::new()
-    }
-}
-
 impl Incoming {
-    /// A file of which nothing has arrived yet.
-    pub fn new() -> Incoming {
+    /// A file of which nothing has arrived yet, taken if it is a version 3 record of at most
+    /// `max_bytes` bytes or a document of at most 16 MiB.
+    pub fn new(max_bytes: u64) -> Incoming {
         Incoming {
             kept: Vec::new(),
             lines: None,
             decided: false,
             bytes: 0,
             failed: None,
+            max_bytes,
         }
     }
 
     /// A file that arrived whole (text a page handed over): read without copying it.
-    pub fn whole(bytes: Vec<u8>) -> Incoming {
-        let mut incoming = Incoming::new();
+    pub fn whole(bytes: Vec<u8>, max_bytes: u64) -> Incoming {
+        let mut incoming = Incoming::new(max_bytes);
         incoming.bytes = bytes.len() as u64;
         incoming.kept = bytes;
         incoming.decide();
@@ -135,7 +135,7 @@ impl Incoming {
                 .reader
                 .feed(chunk, &mut |seen| lines.gather.seen(seen))
             {
-                self.failed = Some(record_error(e, &[]));
+                self.failed = Some(self.lines_error(e));
             }
             return;
         }
@@ -180,7 +180,7 @@ impl Incoming {
             return;
         }
         let mut lines = Lines {
-            reader: Reader::new().limit(DEFAULT_MAX_BYTES),
+            reader: Reader::new().limit(self.max_bytes),
             gather: Gather::new(),
             hasher: Sha256::new(),
         };
@@ -189,9 +189,18 @@ impl Incoming {
             .reader
             .feed(&self.kept, &mut |seen| lines.gather.seen(seen))
         {
-            self.failed = Some(record_error(e, &[]));
+            self.failed = Some(self.lines_error(e));
         }
         self.lines = Some(lines);
+    }
+
+    /// The error for what the reader found in the lines: past the limit, in the viewer's words
+    /// (the bytes so far, the limit and how a page sets it).
+    fn lines_error(&self, error: ReadError) -> LoadError {
+        match error {
+            ReadError::OverLimit { .. } => lines_too_large(self.bytes, self.max_bytes),
+            error => record_error(error, &[]),
+        }
     }
 
     /// The whole file, as a record or an index (documents of either kind), its hash checked
@@ -255,8 +264,9 @@ pub fn read_record(
     bytes: &[u8],
     sha256: Option<&str>,
     id: Option<&str>,
+    max_bytes: u64,
 ) -> Result<Loaded, LoadError> {
-    let mut incoming = Incoming::new();
+    let mut incoming = Incoming::new(max_bytes);
     incoming.push(bytes);
     record_of(incoming.finish(sha256), id)
 }
@@ -500,13 +510,14 @@ pub fn too_large(kind: ViewerError, bytes: u64) -> LoadError {
     )
 }
 
-/// A version 3 record larger than the viewer takes.
-pub fn lines_too_large(bytes: u64) -> LoadError {
+/// A version 3 record of `bytes` bytes or more, larger than the viewer takes (`max_bytes`).
+pub fn lines_too_large(bytes: u64, max_bytes: u64) -> LoadError {
     LoadError::new(
         ViewerError::RecordTooLarge,
         format!(
-            "{bytes} bytes or more; the viewer takes version 3 records of at most \
-             {DEFAULT_MAX_BYTES} bytes (64 MiB)"
+            "{bytes} bytes or more; this viewer takes version 3 records of at most {max_bytes} \
+             bytes ({}; the page sets another limit with maxBytes)",
+            binary_size(max_bytes)
         ),
     )
 }
@@ -615,8 +626,8 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                             Some(Ok(Read::Record(loaded))) => {
                                 check_id(*loaded, Some(entry.id.as_str()))
                             }
-                            // Named twice: read again.
-                            None => read_record(bytes, None, Some(entry.id.as_str())),
+                            // Named twice: read again (a document: no lines' limit).
+                            None => read_record(bytes, None, Some(entry.id.as_str()), u64::MAX),
                             Some(Ok(Read::Index(_))) => Err(LoadError::new(
                                 ViewerError::UnknownFormat,
                                 format!("format is \"{INDEX_FORMAT}\", expected \"{FORMAT}\""),
@@ -693,5 +704,16 @@ mod tests {
         );
         assert_eq!(located("projects[1]", "twice"), "projects[1]: twice");
         assert_eq!(located("steps", "needs 1"), "steps: needs 1");
+    }
+
+    #[test]
+    fn a_record_past_the_limit_names_the_limit() {
+        let error = lines_too_large(5_000, 1_000);
+        assert_eq!(error.kind, ViewerError::RecordTooLarge);
+        assert!(
+            error.detail.contains("at most 1000 bytes (1000 bytes;"),
+            "{}",
+            error.detail
+        );
     }
 }

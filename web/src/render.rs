@@ -53,11 +53,11 @@ fn fill_raw(code: &Element, raw: &js_sys::JsString) {
     js_sys::Reflect::set(code, &JsValue::from_str("textContent"), raw).ok();
 }
 
-/// Fills the panel for `entry`: the record, or its error. Returns a promise that resolves once
-/// every step is in the page (large records finish in the background). `timeline` gives the
-/// record's timeline section if one was kept.
+/// Fills the panel for `entry`: the record (with the find box showing `query`), or its error.
+/// Returns a promise that resolves once every step is in the page (large records finish in the
+/// background). `timeline` gives the record's timeline section if one was kept.
 pub fn panel(
-    (lang, axis): (Lang, Axis),
+    (lang, axis, query): (Lang, Axis, &str),
     panel: &Element,
     entry: &Entry,
     timeline: &mut dyn FnMut(&Rc<Loaded>) -> Option<Element>,
@@ -101,7 +101,8 @@ pub fn panel(
     panel::queues(&mut t, ROOT, lang, record);
     // The step bar (sticky, above the timeline and the steps it moves through), then the
     // timeline, drawn from the snapshots (or kept from before).
-    project_lanes_view::timeline::bar(&mut t, ROOT, lang, record.steps.len());
+    let nav = project_lanes_view::timeline::bar(&mut t, ROOT, lang, record.steps.len());
+    project_lanes_view::find_box::find_box(&mut t, nav, lang, &panel.id(), query);
     if let Some(kept) = timeline(loaded) {
         build(&t, panel);
         panel.append_child(&kept).ok();

@@ -42,7 +42,7 @@ pub fn section_on(
 
 /// Where the drawing `svg` of `record` puts its steps: its plot (read back from the drawing)
 /// and, on a time axis, the steps' times.
-fn geometry(svg: &Element, record: Option<&Record>) -> Geometry {
+pub fn geometry(svg: &Element, record: Option<&Record>) -> Geometry {
     let number = |name: &str| -> u64 {
         svg.get_attribute(name)
             .and_then(|v| v.parse().ok())

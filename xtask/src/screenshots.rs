@@ -1,8 +1,11 @@
 //! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese, with
 //! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
 //! page of records inside the page (one viewer in each language), the guide's chaos chapter and its
-//! embedding chapter (in English and Japanese), in light and dark colour schemes, in each
-//! engine, as PNG files in `target/screenshots/` — to look at what the tests cannot judge.
+//! embedding chapter (in English and Japanese), and a 100,000-step record at 1280 and 390 px (in
+//! both languages), in light and dark colour schemes, in each engine, as PNG files in
+//! `target/screenshots/` — to look at what the tests cannot judge. The pages are served from a
+//! copy of the built site with that record added (`target/screenshot-site/`), so the site
+//! itself stays as it is published.
 //! Each picture is taken once every record on the page is shown and verified, with the window
 //! as tall as the page (up to `MAX_HEIGHT`).
 
@@ -22,28 +25,51 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 /// How long a page may take to be ready for its picture.
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
-/// Each picture: its name, the page, and how many viewers the page holds.
-const SHOTS: [(&str, &str, usize); 9] = [
+/// Each picture: its name, the page, how many viewers the page holds, and the window's width.
+const SHOTS: [(&str, &str, usize, u32); 13] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
         1,
+        WINDOW.0,
     ),
     (
         "standalone-ja",
         "index.html#record=persistence-gate&lang=ja",
         1,
+        WINDOW.0,
     ),
-    ("embed", "embed.html", 2),
-    ("offline", "offline.html", 2),
+    ("embed", "embed.html", 2, WINDOW.0),
+    ("offline", "offline.html", 2, WINDOW.0),
     // A version 3 record from a real journal (the guide's chaos run).
-    ("journal-en", "index.html#src=guide/chaos.jsonl&lang=en", 1),
-    ("journal-ja", "index.html#src=guide/chaos.jsonl&lang=ja", 1),
-    ("guide-chaos-run", "guide/chaos-run.html", 1),
+    (
+        "journal-en",
+        "index.html#src=guide/chaos.jsonl&lang=en",
+        1,
+        WINDOW.0,
+    ),
+    (
+        "journal-ja",
+        "index.html#src=guide/chaos.jsonl&lang=ja",
+        1,
+        WINDOW.0,
+    ),
+    ("guide-chaos-run", "guide/chaos-run.html", 1, WINDOW.0),
     // The guide's embedding chapter, in English and in Japanese.
-    ("guide-embedding", "guide/embedding.html", 1),
-    ("guide-embedding-ja", "guide/ja/embedding.html", 1),
+    ("guide-embedding", "guide/embedding.html", 1, WINDOW.0),
+    ("guide-embedding-ja", "guide/ja/embedding.html", 1, WINDOW.0),
+    // A long record: the window of its steps, on a desk and on a phone.
+    ("large-en", LARGE_PAGE_EN, 1, WINDOW.0),
+    ("large-ja", LARGE_PAGE_JA, 1, WINDOW.0),
+    ("large-en-390", LARGE_PAGE_EN, 1, 390),
+    ("large-ja-390", LARGE_PAGE_JA, 1, 390),
 ];
+
+/// Steps of the long record the pictures show, and where it is on the served copy.
+const LARGE_STEPS: usize = 100_000;
+const LARGE_FILE: &str = "screenshots/large-100000.jsonl";
+const LARGE_PAGE_EN: &str = "index.html#src=screenshots/large-100000.jsonl&lang=en&step=99990";
+const LARGE_PAGE_JA: &str = "index.html#src=screenshots/large-100000.jsonl&lang=ja&step=99990";
 
 /// True once `arguments[0]` viewers show a verified record, no tab is loading and the fonts
 /// are in.
@@ -56,7 +82,20 @@ const READY: &str = "
 
 pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
     japanese_fonts()?;
-    let server = StaticServer::bind(dist, 0)?;
+    let site = project_root().join("target/screenshot-site");
+    if site.exists() {
+        std::fs::remove_dir_all(&site)?;
+    }
+    let copied = Command::new("cp").arg("-a").arg(dist).arg(&site).status()?;
+    if !copied.success() {
+        return Err(format!("cannot copy {} to {}", dist.display(), site.display()).into());
+    }
+    step(&format!(
+        "writing a {LARGE_STEPS}-step record for the pictures"
+    ));
+    std::fs::create_dir_all(site.join("screenshots"))?;
+    std::fs::write(site.join(LARGE_FILE), runs(LARGE_STEPS / 2))?;
+    let server = StaticServer::bind(&site, 0)?;
     let addr = server.spawn();
     let out = project_root().join("target/screenshots");
     std::fs::create_dir_all(&out)?;
@@ -80,9 +119,9 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
             runtime.block_on(async {
                 let client = driver.session().await?;
                 let result = async {
-                    for (name, page, viewers) in SHOTS {
+                    for (name, page, viewers, width) in SHOTS {
                         let url = format!("http://{addr}/{page}");
-                        let png = picture(&client, &url, viewers, dark)
+                        let png = picture(&client, &url, (viewers, width), dark)
                             .await
                             .map_err(|e| format!("{url} in {} ({scheme}): {e}", engine.label()))?;
                         let file = out.join(format!("{}-{scheme}-{name}.png", engine.name()));
@@ -100,17 +139,39 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
     Ok(())
 }
 
+/// A version 3 record of `runs` runs over 40 projects, each claimed and released (steps 2N and
+/// 2N+1 are run N's), as the core's writer writes it: about 6 MB for 100,000 steps.
+fn runs(runs: usize) -> String {
+    let mut out = String::from(concat!(
+        r#"{"format":"project-lanes/record","version":3,"id":"large-100000","#,
+        r#""title":{"en":"100,000 steps","ja":"100,000 ステップ"},"#,
+        r#""summary":{"en":"Runs over 40 projects, one after another.","ja":"40 のプロジェクトで、実行が順に続きます。"},"#,
+        r#""work_executed_here":false}"#,
+        "\n"
+    ));
+    for n in 0..runs {
+        let project = n % 40;
+        out.push_str(&format!(
+            "{{\"op\":\"claim\",\"project\":\"p{project:02}\",\"run\":\"run-{n}\",\"result\":\"ok\"}}\n\
+             {{\"op\":\"release\",\"lease\":\"L{}\",\"outcome\":\"succeeded\",\"result\":\"ok\"}}\n",
+            n + 1
+        ));
+    }
+    out.push_str(&format!("{{\"end\":{{\"steps\":{}}}}}\n", 2 * runs));
+    out
+}
+
 /// Opens `url`, waits until it is ready, makes the window as tall as the page and takes the
 /// picture; fails if the page does not see the wanted colour scheme.
 async fn picture(
     client: &fantoccini::Client,
     url: &str,
-    viewers: usize,
+    (viewers, width): (usize, u32),
     dark: bool,
 ) -> Result<Vec<u8>> {
     // Loaded in the tallest window, then made as tall as the page: WebKit does not always lay out
     // the parts of a page that a growing window brings into view until it scrolls.
-    client.set_window_size(WINDOW.0, MAX_HEIGHT).await?;
+    client.set_window_size(width, MAX_HEIGHT).await?;
     client.goto(url).await?;
     let started = Instant::now();
     loop {
@@ -145,7 +206,7 @@ async fn picture(
         .as_u64()
         .unwrap_or(WINDOW.1 as u64);
     client
-        .set_window_size(WINDOW.0, (height as u32).clamp(WINDOW.1, MAX_HEIGHT))
+        .set_window_size(width, (height as u32).clamp(WINDOW.1, MAX_HEIGHT))
         .await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(client.screenshot().await?)

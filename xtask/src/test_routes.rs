@@ -11,17 +11,26 @@
 //! - `/__chunked/<path>`: the site's file `<path>` without a length, in pieces of 1,000 bytes
 //!   (a record arriving a chunk at a time).
 //! - `/__lines/<name>`: `200` without a length, a version 3 record's head and then valid steps
-//!   (views) until the client stops reading, at most 4 GiB: a record that never ends.
+//!   (views) until the client stops reading, at most 4 GiB, at [`LINES_PACE`]: a record that
+//!   never ends, arriving as over a network (unpaced, an engine buffers what loopback gives it,
+//!   gigabytes, long before its page has read 64 MiB, and then the end of the 4 GiB cannot be
+//!   told from the client stopping).
+//! - `/__sent/<name>`: how many bytes the last `/__lines/<name>` has handed to the connection so
+//!   far, as decimal text (`0` for a name never asked for): a test sees where a reader stopped
+//!   without timing it.
 //! - `/__hang/<name>`: never answers (until the server's process ends).
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
+use std::future::Future;
 use std::path::Path;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, Full};
 use hyper::Response;
 use hyper::body::{Frame, SizeHint};
 
@@ -33,6 +42,9 @@ const MAX_DELAY_MS: u64 = 30_000;
 const ENDLESS_BYTES: u64 = 4 << 30;
 /// Spaces are sent in pieces of this size.
 const PIECE: usize = 64 * 1024;
+/// `/__lines/` sends a piece (about 64 KiB) each this often: 16 MiB a second, so the 4 GiB
+/// take over four minutes, far longer than any engine takes to read the viewer's 64 MiB.
+const LINES_PACE: Duration = Duration::from_millis(4);
 
 /// The answer for a test route, or `None` when `url` is an ordinary file path.
 pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
@@ -56,14 +68,26 @@ pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
         }
         "endless" => spaces(ENDLESS_BYTES, false, ""),
         "chunked" => match std::fs::read(root.join(rest)) {
-            Ok(bytes) => pieces(bytes, Vec::new(), 0),
+            Ok(bytes) => Response::new(Pieces::new(&bytes, b"", 0).boxed()),
             Err(_) => not_found(),
         },
-        "lines" => pieces(
-            LINES_HEAD.as_bytes().to_vec(),
-            LINES_STEP.as_bytes().to_vec(),
-            ENDLESS_BYTES,
-        ),
+        "lines" => {
+            sent_so_far(rest, None);
+            let body = Pieces {
+                counted: Some(rest.to_owned()),
+                pace: Some(Box::pin(tokio::time::sleep(LINES_PACE))),
+                ..Pieces::new(LINES_HEAD.as_bytes(), LINES_STEP.as_bytes(), ENDLESS_BYTES)
+            };
+            Response::new(body.boxed())
+        }
+        "sent" => {
+            let mut response = Response::new(
+                Full::new(Bytes::from(sent_so_far(rest, Some(0)).to_string())).boxed(),
+            );
+            set(&mut response, "Content-Type", "text/plain; charset=utf-8");
+            set(&mut response, "Cache-Control", "no-store");
+            response
+        }
         "hang" => std::future::pending().await,
         _ => not_found(),
     })
@@ -78,22 +102,26 @@ const LINES_HEAD: &str = concat!(
 );
 const LINES_STEP: &str = "{\"op\":\"view\",\"project\":\"docs\",\"result\":\"ok\",\"lane\":{\"project\":\"docs\",\"busy\":false}}\n";
 
-/// `first` in pieces of 1,000 bytes, then `again` repeated until `more` bytes of it are sent,
-/// without a length (chunked).
-fn pieces(first: Vec<u8>, again: Vec<u8>, more: u64) -> Response<Body> {
-    let body = Pieces {
-        first: Bytes::from(first),
-        again: Bytes::from(again),
-        more,
-    };
-    Response::new(body.boxed())
+/// Bytes handed to the connection by each `/__lines/<name>`, by name.
+static SENT: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+/// Adds `more` to what `name` has sent (`None` starts it again at 0) and returns the total.
+fn sent_so_far(name: &str, more: Option<u64>) -> u64 {
+    let mut sent = SENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let total = sent.entry(name.to_owned()).or_insert(0);
+    *total = more.map_or(0, |more| *total + more);
+    *total
 }
 
-/// A body sent a piece at a time: see [`pieces`].
+/// A body sent without a length (chunked): `first` in pieces of 1,000 bytes, then `again`
+/// repeated until `more` bytes of it are sent; counted under `counted`, if named, and a piece
+/// each time `pace` ends, if paced.
 struct Pieces {
     first: Bytes,
     again: Bytes,
     more: u64,
+    counted: Option<String>,
+    pace: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl hyper::body::Body for Pieces {
@@ -102,15 +130,41 @@ impl hyper::body::Body for Pieces {
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(pace) = &mut self.pace {
+            if pace.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            let next = pace.deadline() + LINES_PACE;
+            pace.as_mut().reset(next);
+        }
+        let piece = self.next_piece();
+        if let (Some(piece), Some(name)) = (&piece, &self.counted) {
+            sent_so_far(name, Some(piece.len() as u64));
+        }
+        Poll::Ready(piece.map(|piece| Ok(Frame::data(piece))))
+    }
+}
+
+impl Pieces {
+    fn new(first: &[u8], again: &[u8], more: u64) -> Pieces {
+        Pieces {
+            first: Bytes::copy_from_slice(first),
+            again: Bytes::copy_from_slice(again),
+            more,
+            counted: None,
+            pace: None,
+        }
+    }
+
+    fn next_piece(&mut self) -> Option<Bytes> {
         if !self.first.is_empty() {
             let n = self.first.len().min(1_000);
-            let piece = self.first.split_to(n);
-            return Poll::Ready(Some(Ok(Frame::data(piece))));
+            return Some(self.first.split_to(n));
         }
         if self.more == 0 || self.again.is_empty() {
-            return Poll::Ready(None);
+            return None;
         }
         // A piece of about 64 KiB of the repeated line.
         let times = (PIECE / self.again.len()).max(1);
@@ -119,7 +173,7 @@ impl hyper::body::Body for Pieces {
             piece.extend_from_slice(&self.again);
         }
         self.more = self.more.saturating_sub(piece.len() as u64);
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from(piece)))))
+        Some(Bytes::from(piece))
     }
 }
 

@@ -2,17 +2,19 @@
 //! in: [`fill`] (numbered placeholders, `{0}`, `{1}`, …) and [`group`] (counts).
 //!
 //! - `viewer.rs`: the viewer's messages ([`Msg`]); `timeline.rs`: the timeline's ([`TlMsg`]);
-//!   both written with `catalog!` (`catalog.rs`), once per message with both languages side by
+//!   `find.rs`: the find box's ([`FindMsg`]); all written with `catalog!` (`catalog.rs`), once per message with both languages side by
 //!   side, which also derives the list of every message the tests walk.
 //! - `terms.rs`: the domain's words ([`Term`]): operations, states, outcomes, error codes.
 //!
 //! Japanese terms follow `GLOSSARY.md` beside this file.
 
 mod catalog;
+mod find;
 mod terms;
 mod timeline;
 mod viewer;
 
+pub use find::FindMsg;
 pub use terms::Term;
 pub use timeline::TlMsg;
 pub use viewer::Msg;
@@ -73,11 +75,12 @@ pub fn text(lang: Lang, msg: impl Message) -> &'static str {
     msg.text(lang)
 }
 
-/// Every message of the catalog in both languages' order: the viewer's, the timeline's and the
-/// domain's words.
+/// Every message of the catalog in both languages' order: the viewer's, the timeline's, the find
+/// box's and the domain's words.
 pub fn every_text(lang: Lang) -> Vec<&'static str> {
     let mut all: Vec<&str> = Msg::ALL.iter().map(|m| text(lang, *m)).collect();
     all.extend(TlMsg::ALL.iter().map(|m| text(lang, *m)));
+    all.extend(FindMsg::ALL.iter().map(|m| text(lang, *m)));
     all.extend(Term::all().into_iter().map(|t| text(lang, t)));
     all
 }
@@ -127,11 +130,37 @@ pub fn group(n: usize) -> String {
     out
 }
 
+/// A size in bytes in the largest binary unit, with one decimal: "64 MiB", "1.5 GiB", "900
+/// bytes" (written so in both languages).
+pub fn binary_size(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 3] = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (unit, shift) in UNITS {
+        if bytes >= 1 << shift {
+            let tenths = ((u128::from(bytes) * 10 + (1 << shift) / 2) >> shift) as u64;
+            return match tenths % 10 {
+                0 => format!("{} {unit}", tenths / 10),
+                d => format!("{}.{d} {unit}", tenths / 10),
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ViewerError;
     use project_lanes::LaneError;
+
+    #[test]
+    fn a_size_is_written_in_the_largest_binary_unit() {
+        assert_eq!(binary_size(64 << 20), "64 MiB");
+        assert_eq!(binary_size(3 << 29), "1.5 GiB");
+        assert_eq!(binary_size(1_000), "1000 bytes");
+        assert_eq!(binary_size(1_024), "1 KiB");
+        assert_eq!(binary_size(1_000_000), "976.6 KiB");
+        assert_eq!(binary_size(9_007_199_254_740_991), "8388608 GiB");
+    }
 
     /// Every message: (name, English, Japanese).
     fn every_message() -> Vec<(String, &'static str, &'static str)> {
@@ -144,6 +173,9 @@ mod tests {
         for &m in TlMsg::ALL {
             all.push(pair(format!("{m:?}"), &|l| text(l, m)));
         }
+        for &m in FindMsg::ALL {
+            all.push(pair(format!("Find{m:?}"), &|l| text(l, m)));
+        }
         for m in Term::all() {
             all.push(pair(format!("{m:?}"), &|l| text(l, m)));
         }
@@ -155,10 +187,11 @@ mod tests {
         let all = every_message();
         assert_eq!(
             all.len(),
-            Msg::ALL.len() + TlMsg::ALL.len() + 10 + 2 + 4 + 5 + 6 + 7 + 14
+            Msg::ALL.len() + TlMsg::ALL.len() + FindMsg::ALL.len() + 10 + 2 + 4 + 5 + 6 + 7 + 14
         );
-        assert_eq!(Msg::ALL.len(), 72);
+        assert_eq!(Msg::ALL.len(), 77);
         assert_eq!(TlMsg::ALL.len(), 33);
+        assert_eq!(FindMsg::ALL.len(), 15);
         for (name, en, ja) in all {
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{name}");
             assert_ne!(en, ja, "{name} is not translated");

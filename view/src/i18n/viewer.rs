@@ -27,6 +27,16 @@ catalog! {
             en: "Loading records…",
             ja: "記録を読み込んでいます…",
         }
+        /// How much of the file being read has arrived; `{0}`: so far, `{1}`: its size.
+        LoadingOf {
+            en: "{0} of {1} read",
+            ja: "{1} のうち {0} を読みました",
+        }
+        /// How much of a file of unknown size has arrived; `{0}`: so far.
+        LoadingSoFar {
+            en: "{0} read",
+            ja: "{0} を読みました",
+        }
         /// Under every record: the viewer shows saved metadata and runs nothing.
         NothingExecuted {
             en: "Nothing was executed here. This viewer shows saved records of lane metadata; it runs no work and does not drive the lanes.",
@@ -36,6 +46,22 @@ catalog! {
         StepsHeading {
             en: "Steps",
             ja: "ステップ",
+        }
+        /// Above a long record's window of cards; `{0}`–`{1}`: the listed steps (from 1),
+        /// `{2}`: the number of steps.
+        StepsWindow {
+            en: "Steps {0}–{1} of {2} are listed here; the timeline, its keys and Find reach every step.",
+            ja: "全 {2} ステップのうち、ステップ {0}〜{1} をここに表示しています。タイムラインとそのキー、検索で、どのステップにも移れます。",
+        }
+        /// The button that lists the steps before the window.
+        StepsEarlier {
+            en: "Show earlier steps",
+            ja: "これより前のステップを表示",
+        }
+        /// The button that lists the steps after the window.
+        StepsLater {
+            en: "Show later steps",
+            ja: "これより後のステップを表示",
         }
         /// A step card's number; `{0}`: the step, from 1.
         StepLabel {

@@ -2,14 +2,17 @@
 //! one is selected, the language, the timeline's axis, the current step and the step a deep link asked for before
 //! its record arrived, and the error boxes. Each transition changes the state and returns
 //! [`Changes`]: what a view must show again. Nothing here touches a page, so native tests
-//! drive it step by step (`state/tests.rs`).
+//! drive it step by step (`state/tests.rs`). The find box's query and its matches are kept
+//! here too (`state/find.rs`).
 
-use crate::deep_link::{self, Link};
+use crate::deep_link::{self, Link, Shown};
 use crate::entry::{Content, Entry};
 use crate::error::{LoadError, ViewerError};
+use crate::find::{Found, QueryError};
 use crate::i18n::Lang;
 use crate::timeline::Axis;
 
+mod find;
 #[cfg(test)]
 mod tests;
 
@@ -33,7 +36,7 @@ pub enum Write {
 
 /// What a transition changed, for a view to show again, in this order: everything, the error
 /// boxes, one tab, which tab is selected, the loading state, the panel, the timeline, the
-/// current step, the deep link.
+/// current step, the find box, the deep link.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     /// Everything: the language or the records changed.
@@ -52,6 +55,8 @@ pub struct Changes {
     pub timeline: bool,
     /// The current step is shown again; `true` to scroll it into view.
     pub step: Option<bool>,
+    /// The find box's query or its matches.
+    pub find: bool,
     /// The deep link is written.
     pub link: Option<Write>,
 }
@@ -69,6 +74,7 @@ impl std::ops::BitOrAssign for Changes {
             (Some(a), Some(b)) => Some(a || b),
             (a, b) => a.or(b),
         };
+        self.find |= other.find;
         self.link = match (self.link, other.link) {
             (Some(Write::Push), _) | (_, Some(Write::Push)) => Some(Write::Push),
             (a, b) => a.or(b),
@@ -99,6 +105,14 @@ pub struct State<T> {
     pub current_step: Option<usize>,
     /// The deep link's step for a selected record that is still loading.
     pub wanted_step: Option<usize>,
+    /// How much of the file being read has arrived, and its size if known (the loading line
+    /// says so); `None` when no file is being read.
+    pub read: Option<(u64, Option<u64>)>,
+    /// The find box's text.
+    pub query: String,
+    /// The query's matches in the selected record, or why it was not taken; `None` while the
+    /// query is empty or the record is not loaded.
+    pub found: Option<Result<Found, QueryError>>,
 }
 
 impl<T> State<T> {
@@ -115,6 +129,9 @@ impl<T> State<T> {
             notice: None,
             current_step: None,
             wanted_step: None,
+            read: None,
+            query: String::new(),
+            found: None,
         }
     }
 
@@ -158,6 +175,7 @@ impl<T> State<T> {
         link: Link,
     ) -> Changes {
         self.loading = false;
+        self.read = None;
         match result {
             Ok(entries) => {
                 // Records opened while the index loaded stay, after the index's.
@@ -185,6 +203,10 @@ impl<T> State<T> {
                 self.current_step = Some(n);
             }
         }
+        if let Some(query) = link.find {
+            self.query = query;
+        }
+        self.refind();
         Changes {
             all: true,
             step: self.current_step.map(|_| true),
@@ -199,6 +221,7 @@ impl<T> State<T> {
             return Changes::default();
         };
         entry.content = content;
+        self.read = None;
         let mut changes = Changes {
             tab: Some(i),
             loaded: !self.busy(),
@@ -206,6 +229,7 @@ impl<T> State<T> {
         };
         if i == self.selected {
             changes.panel = true;
+            changes.find = self.refind();
             if let Some(n) = self.wanted_step.take().filter(|&n| n < self.steps()) {
                 self.current_step = Some(n);
                 changes.step = Some(true);
@@ -245,6 +269,7 @@ impl<T> State<T> {
             self.current_step = None;
             changes.tabs = true;
             changes.panel = true;
+            changes.find = self.refind();
         }
         changes
     }
@@ -298,6 +323,7 @@ impl<T> State<T> {
         self.selected = first;
         self.notice = None;
         self.current_step = None;
+        self.refind();
         Changes {
             all: true,
             link: self.push(Origin::User),
@@ -328,15 +354,31 @@ impl<T> State<T> {
             }
             None => {}
         }
+        changes |= self.set_query(link.find.as_deref().unwrap_or_default(), Origin::Link);
         changes
     }
 
     /// The deep link for what is shown (`current` is the page's hash now), or `None` when it
     /// is already that or no record is selected.
     pub fn link(&self, current: &str, encode: impl Fn(&str) -> String) -> Option<String> {
-        let id = self.selected_id()?;
-        let hash = deep_link::write(current, id, self.lang, self.current_step, encode);
+        let shown = Shown {
+            id: self.selected_id()?,
+            lang: self.lang,
+            step: self.current_step,
+            find: &self.query,
+        };
+        let hash = deep_link::write(current, shown, encode);
         (hash != current).then_some(hash)
+    }
+
+    /// `bytes` of the file being read have arrived, of `size` if known: the loading line shows
+    /// it while records load.
+    pub fn reading(&mut self, bytes: u64, size: Option<u64>) -> Changes {
+        self.read = Some((bytes, size));
+        Changes {
+            status: self.busy(),
+            ..Changes::default()
+        }
     }
 
     /// Forgets every record (the viewer is destroyed).

@@ -53,6 +53,7 @@ fn link(record: Option<&str>, lang: Option<Lang>, step: Option<usize>) -> Link {
         record: record.map(String::from),
         lang,
         step,
+        find: None,
     }
 }
 
@@ -270,4 +271,82 @@ fn the_axis_redraws_the_timeline_and_keeps_the_record_its_step_and_the_link() {
     let changes = state.set_axis(Axis::Steps);
     assert!(changes.timeline);
     assert_eq!(changes.step, None, "no step to show");
+}
+
+/// The steps the state's query found.
+fn found(state: &State<()>) -> Option<Vec<u32>> {
+    match &state.found {
+        Some(Ok(found)) => Some(found.steps().to_vec()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_query_finds_its_steps_and_walks_them_round_both_ways() {
+    let mut state = mounted(true);
+    let changes = state.set_query("is:refused", Origin::User);
+    assert!(changes.find);
+    assert_eq!(changes.link, Some(Write::Replace), "not one entry per key");
+    assert_eq!(found(&state), Some(vec![1, 2]));
+    assert_eq!(
+        state.set_query("is:refused", Origin::User),
+        Changes::default()
+    );
+    let changes = state.find_step(true);
+    assert!(changes.find && changes.step == Some(true));
+    assert_eq!(state.current_step, Some(1));
+    state.find_step(true);
+    assert_eq!(state.current_step, Some(2));
+    state.find_step(true);
+    assert_eq!(state.current_step, Some(1), "round past the last");
+    state.find_step(false);
+    assert_eq!(state.current_step, Some(2), "round past the first");
+    let hash = state.link("", |v| v.replace(':', "%3A")).unwrap();
+    assert_eq!(hash, "#record=a&lang=en&step=3&find=is%3Arefused");
+}
+
+#[test]
+fn a_refused_query_says_why_and_moves_nothing() {
+    let mut state = mounted(false);
+    let changes = state.set_query("colour:red", Origin::User);
+    assert!(changes.find);
+    assert_eq!(changes.link, None, "this viewer does not follow the link");
+    let code = state
+        .found
+        .as_ref()
+        .and_then(|f| f.as_ref().err())
+        .map(|e| e.code());
+    assert_eq!(code, Some("UNKNOWN_KEY"));
+    assert_eq!(state.find_step(true), Changes::default());
+    assert_eq!(state.current_step, None);
+    state.set_query("", Origin::User);
+    assert!(state.found.is_none());
+}
+
+#[test]
+fn another_record_is_searched_again_and_the_link_holds_the_query() {
+    let mut state = State::<()>::new(Lang::En, true);
+    let mut with_find = link(Some("b"), None, None);
+    with_find.find = Some("run-4".into());
+    state.loaded(Ok(vec![record("a", 3), record("b", 5)]), None, with_find);
+    assert_eq!(state.query, "run-4");
+    assert_eq!(found(&state), Some(vec![4]));
+    let changes = state.select_index(0, Origin::User);
+    assert!(changes.find);
+    assert_eq!(found(&state), Some(vec![]), "record a has no run-4");
+    // Following a link without a query empties the box.
+    let changes = state.follow(link(Some("a"), None, None));
+    assert!(changes.find && state.query.is_empty() && state.found.is_none());
+    assert_eq!(changes.link, None, "never written back");
+}
+
+#[test]
+fn a_query_waits_for_its_record() {
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(Ok(vec![pending("a")]), None, Link::default());
+    state.set_query("op:claim", Origin::User);
+    assert!(state.found.is_none(), "nothing to search yet");
+    let changes = state.arrived(0, record("a", 2).content);
+    assert!(changes.find);
+    assert_eq!(found(&state), Some(vec![0, 1]));
 }

@@ -257,6 +257,9 @@ fn draw(
         draw_marks(t, root, &g, &band, &marks);
     }
 
+    // The find box's matches (drawn by the page), under the current step's column.
+    let found = t.svg(root, "g", "lv-tl-found");
+    t.attr(found, "data-find-marks", "");
     // The current step's column: hidden until a step is selected.
     let marker = t.rect(
         root,

@@ -9,6 +9,8 @@
 //!   either, text widths), `look.rs` (each state's bar and fill), `refused.rs` (refused steps,
 //!   alone or counted), `legend.rs` and `alt.rs` (the text alternative).
 //! - `labels.rs`: the words of rows, groups and of no current step.
+//! - `found.rs`: the find box's matches over the rows ([`found_marks`]), drawn by the page
+//!   into the drawing's `[data-find-marks]` group.
 //! - `bar.rs`: the step bar ([`bar`]), its words, and the requests that move the current step
 //!   ([`Action`]).
 //!
@@ -18,7 +20,8 @@
 //! `[data-segment][data-state][data-from][data-to]` (0-based steps, `data-to` inclusive), refused
 //! steps `[data-refused-step=<n>][data-code=<CODE>]` and, where they are close together,
 //! `[data-refused-bucket][data-from][data-to][data-count]`, and `[data-current-step=<n>]` on the
-//! viewer's root. Records whose steps all have times: `data-axis` (`steps` or `time`) on the
+//! viewer's root; the find box's matches `[data-find-mark][data-from][data-to][data-count]`
+//! inside `[data-find-marks]`. Records whose steps all have times: `data-axis` (`steps` or `time`) on the
 //! section, the buttons `[data-axis-choice=steps|time]` (`aria-pressed`), and on a time axis
 //! `data-axis="time"` on the drawing and `[data-time-tick]` labels. Record text reaches the
 //! SVG only as text content or attribute values.
@@ -26,6 +29,7 @@
 mod alt;
 mod bar;
 mod draw;
+mod found;
 mod geometry;
 mod labels;
 mod legend;
@@ -36,6 +40,7 @@ mod refused;
 pub use alt::alt_text;
 pub use bar::{Action, bar, detail, position};
 pub use draw::{section, section_on};
+pub use found::found_marks;
 pub use geometry::{Axis, Geometry, WIDTH, time_edges};
 pub use labels::no_position;
 #[cfg(not(target_arch = "wasm32"))]

@@ -44,6 +44,7 @@ impl Core {
             let mut listeners = vec![
                 Listener::new(&root, "click", with(&weak, on_click)),
                 Listener::new(&root, "keydown", with(&weak, on_keydown)),
+                Listener::new(&root, "input", with(&weak, on_input)),
             ];
             if view.open_controls() {
                 listeners.push(Listener::new(&root, "change", with(&weak, on_change)));
@@ -91,11 +92,29 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
     } else if let Some(link) = closest(&target, "[data-goto-step]") {
         event.prevent_default();
         let step = link.get_attribute("data-goto-step").unwrap_or_default();
+        if let Ok(n) = step.parse::<usize>() {
+            let state = core.state.borrow();
+            if let Some(loaded) = state.selected_entry().and_then(|e| e.content.loaded()) {
+                view.list_step(state.lang, loaded, n);
+            }
+        }
         if let Some(step) = view.find(&format!("[data-step=\"{}\"]", css_string(&step))) {
             attr(&step, "tabindex", "-1");
             step.scroll_into_view();
             view.focus_after = Some(step);
         }
+    } else if let Some(button) = closest(&target, "[data-steps-earlier], [data-steps-later]") {
+        let later = button.has_attribute("data-steps-later");
+        if view.page_steps(&core.state.borrow(), later)
+            && let Some(first) = view.find(".lv-steps [data-step]")
+        {
+            // Focus moves to the first card listed now, as a link to a step moves it.
+            attr(&first, "tabindex", "-1");
+            first.scroll_into_view();
+            view.focus_after = Some(first);
+        }
+    } else if let Some(forward) = find_button(&target) {
+        core.change(view, |s| ((), s.find_step(forward)));
     } else if let Some(axis) = timeline::axis_click(&target) {
         core.change(view, |s| ((), s.set_axis(axis)));
         // The switch was drawn again: keep focus on the same choice.
@@ -111,6 +130,21 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
         // A column, or the previous/next buttons.
         select_step(core, view, action);
     }
+}
+
+/// `true` for the next-match button, `false` for the previous-match one.
+fn find_button(target: &Element) -> Option<bool> {
+    let button = closest(target, "[data-find-next], [data-find-prev]")?;
+    Some(button.has_attribute("data-find-next"))
+}
+
+/// Text typed in the find box.
+fn on_input(core: &Core, view: &mut View, event: Event) {
+    let Some(input) = event_element(&event).filter(|e| e.has_attribute("data-find-input")) else {
+        return;
+    };
+    let query = input.unchecked_into::<HtmlInputElement>().value();
+    core.change(view, |s| ((), s.set_query(&query, Origin::User)));
 }
 
 /// Moves the current step as `action` asks.
@@ -153,11 +187,21 @@ fn on_drop(_: &Core, view: &mut View, event: Event) {
 
 /// WAI-ARIA tabs with automatic activation: arrows move from the focused tab and select,
 /// Home/End jump. Keys with a modifier (Alt+Arrow is the browser's Back) are left alone. On the
-/// timeline, arrows, Home and End move the current step.
+/// timeline, arrows, Home and End move the current step; in the find box, Enter goes to the
+/// next match and Shift+Enter to the previous.
 fn on_keydown(core: &Core, view: &mut View, event: Event) {
     let Some(keys) = event_as::<KeyboardEvent>(&event, "keydown") else {
         return;
     };
+    if keys.key() == "Enter"
+        && !(keys.alt_key() || keys.ctrl_key() || keys.meta_key() || keys.is_composing())
+        && event_element(&event).is_some_and(|e| e.has_attribute("data-find-input"))
+    {
+        event.prevent_default();
+        let forward = !keys.shift_key();
+        core.change(view, |s| ((), s.find_step(forward)));
+        return;
+    }
     if keys.alt_key() || keys.ctrl_key() || keys.meta_key() || keys.shift_key() {
         return;
     }
@@ -202,12 +246,18 @@ fn read_files(core: Weak<Core>, files: Option<web_sys::FileList>) {
     if files.is_empty() {
         return;
     }
+    let Some(reading) = core.upgrade().map(|c| c.reading.clone()) else {
+        return;
+    };
     wasm_bindgen_futures::spawn_local(async move {
         let mut opened = Vec::with_capacity(files.len());
         for file in files {
+            if reading.signal.aborted() {
+                return;
+            }
             opened.push(Opened {
                 name: file.name(),
-                content: crate::load::read_file(&file).await,
+                content: crate::load::read_file(&file, &reading).await,
             });
         }
         if let Some(core) = core.upgrade() {

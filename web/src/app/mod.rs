@@ -27,6 +27,7 @@ use web_sys::{Document, Element};
 pub use self::view::View;
 use crate::dom::as_element;
 use crate::entry::State;
+use crate::load::Reading;
 
 thread_local! {
     /// Every mounted viewer until `destroy`: the page's element keeps its viewer alive even when
@@ -46,19 +47,25 @@ pub struct Core {
     settled: RefCell<Option<js_sys::Promise>>,
     /// `destroy` was called (it takes effect on the page once the view is free).
     destroyed: Cell<bool>,
+    /// Aborted by `destroy`: every fetch and read of the viewer stops.
+    aborts: web_sys::AbortController,
+    /// How the viewer reads what it opens (its signal is `aborts`').
+    pub reading: Reading,
 }
 
 pub type Shared = Rc<Core>;
 
 impl Core {
     /// Creates a viewer inside `host` with a loading message; `tabs`: the row of record tabs is
-    /// shown (else the selected record alone).
+    /// shown (else the selected record alone); `max_bytes`: the largest version 3 record it
+    /// takes.
     pub fn create(
         host: &Element,
         lang: Lang,
         follows_link: bool,
         open_controls: bool,
         tabs: bool,
+        max_bytes: u64,
     ) -> Shared {
         let doc = host
             .owner_document()
@@ -72,12 +79,28 @@ impl Core {
         if follows_link {
             let _ = Reflect::set(&view.doc, &hash_owner_key(), &view.root);
         }
-        let core = Rc::new_cyclic(|weak| Core {
+        let aborts = web_sys::AbortController::new().expect_throw("no AbortController");
+        let core = Rc::new_cyclic(|weak: &std::rc::Weak<Core>| Core {
             state: RefCell::new(State::new(lang, follows_link)),
             view: RefCell::new(view.with_core(weak.clone())),
             queue: RefCell::new(VecDeque::new()),
             settled: RefCell::new(None),
             destroyed: Cell::new(false),
+            reading: Reading {
+                max_bytes,
+                signal: aborts.signal(),
+                progress: {
+                    let weak = weak.clone();
+                    Rc::new(move |bytes, size| {
+                        if let Some(core) = weak.upgrade() {
+                            core.call(move |core, view| {
+                                core.change(view, |s| ((), s.reading(bytes, size)));
+                            });
+                        }
+                    })
+                },
+            },
+            aborts,
         });
         core.call(|core, view| {
             core.apply(
@@ -166,6 +189,10 @@ impl Core {
             let settled = self.settled.borrow().clone();
             view.show_step(&state, changes.step.unwrap_or(false), settled);
         }
+        let redrawn = changes.find || changes.panel || changes.all || changes.timeline;
+        if redrawn || changes.step.is_some() {
+            view.show_find(&state, redrawn);
+        }
         if let Some(write) = changes.link {
             view.write_link(&state, write);
         }
@@ -188,6 +215,7 @@ impl Core {
     /// handle changes nothing.
     pub fn destroy(self: &Rc<Self>) {
         self.destroyed.set(true);
+        self.aborts.abort();
         self.call(|core, view| {
             view.destroy();
             core.state.borrow_mut().clear();

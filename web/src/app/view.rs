@@ -6,7 +6,7 @@ use std::rc::{Rc, Weak};
 
 use js_sys::Reflect;
 use project_lanes_view::frame::{self, TabIds};
-use project_lanes_view::i18n::{Msg, text};
+use project_lanes_view::i18n::{Lang, Msg, text};
 use project_lanes_view::state::Write;
 use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
@@ -17,7 +17,7 @@ use crate::dom::{Listener, attr, clear, css_string};
 use crate::entry::{Loaded, State};
 use crate::panels::Panels;
 use crate::tree::build;
-use crate::{link, render, timeline, verify};
+use crate::{find, link, render, steps, timeline, verify};
 
 pub struct View {
     pub(super) doc: Document,
@@ -115,6 +115,9 @@ impl View {
         if active.has_attribute("data-open-records") {
             return Some("[data-open-records]".into());
         }
+        if active.has_attribute("data-find-input") {
+            return Some("[data-find-input]".into());
+        }
         if self.panel.contains(Some(&active)) {
             return Some("[role=tabpanel]".into());
         }
@@ -181,7 +184,7 @@ impl View {
             frame::error_box(&mut t, ROOT, state.lang, error);
         }
         if state.busy() {
-            frame::loading(&mut t, ROOT, state.lang);
+            frame::loading(&mut t, ROOT, state.lang, state.read);
         }
         build(&t, &self.status);
     }
@@ -296,7 +299,8 @@ impl View {
         }
         let panels = &mut self.panels;
         let mut kept = |loaded: &Rc<Loaded>| panels.timeline(loaded, lang);
-        let settled = render::panel((lang, state.axis), &self.panel, entry, &mut kept);
+        let on = (lang, state.axis, state.query.as_str());
+        let settled = render::panel(on, &self.panel, entry, &mut kept);
         if let Some(loaded) = entry.content.loaded() {
             self.panels.shown(loaded, lang);
         }
@@ -336,10 +340,11 @@ impl View {
     /// Shows the current step (`scroll`: into view); a card not built yet is marked once
     /// `settled` resolves.
     pub(super) fn show_step(&self, state: &State, scroll: bool, settled: Option<js_sys::Promise>) {
-        let record = state
-            .selected_entry()
-            .and_then(|e| e.content.loaded())
-            .map(|l| &l.record);
+        let loaded = state.selected_entry().and_then(|e| e.content.loaded());
+        if let (Some(loaded), Some(n)) = (loaded, state.current_step) {
+            self.list_step(state.lang, loaded, n);
+        }
+        let record = loaded.map(|l| &l.record);
         let current = state
             .current_step
             .and_then(|n| Some((n, record?.steps.get(n)?)));
@@ -351,6 +356,33 @@ impl View {
             scroll,
             settled,
         );
+    }
+
+    /// The shown record's list of step cards, if it has one.
+    fn steps_list(&self) -> Option<Element> {
+        self.panel.query_selector(".lv-steps").ok().flatten()
+    }
+
+    /// Makes step `n`'s card listed (a long record lists a window of its steps).
+    pub(super) fn list_step(&self, lang: Lang, loaded: &Loaded, n: usize) {
+        if let Some(list) = self.steps_list() {
+            steps::follow(&list, lang, loaded, n);
+        }
+    }
+
+    /// Lists the steps before or after the window a long record lists; returns whether the
+    /// window moved.
+    pub(super) fn page_steps(&self, state: &State, later: bool) -> bool {
+        let Some(loaded) = state.selected_entry().and_then(|e| e.content.loaded()) else {
+            return false;
+        };
+        self.steps_list()
+            .is_some_and(|list| steps::page(&list, state.lang, loaded, later))
+    }
+
+    /// Shows the find box's query, its matches and (`marks`) their marks on the timeline.
+    pub(super) fn show_find(&self, state: &State, marks: bool) {
+        find::show(&self.panel, state, marks);
     }
 
     /// Shows new verification progress or its result, if that record is the one shown.
