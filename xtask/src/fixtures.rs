@@ -17,6 +17,8 @@ use crate::util::{Result, project_root, step};
 
 /// Record sizes (steps) the benchmark renders, to see how the cost grows.
 pub const BENCH_STEPS: [usize; 4] = [1_000, 2_500, 5_000, 10_000];
+/// Steps of the farm records the benchmark opens (`farm.rs`), over 1,000 projects.
+pub const FARM_STEPS: [usize; 2] = [100_000, 1_000_000];
 
 /// Writes the site into `target/browser-site/` and returns its path; the large synthetic
 /// records only `with_large` (the benchmarks), except the 10,000-step one, whose timeline the
@@ -113,6 +115,14 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         write(&dir.join(format!("{id}.json")), &record)?;
         let hash = sha256_hex(&record);
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
+    }
+    // A busy farm's whole journal: 100,000 and 1,000,000 steps over 1,000 projects.
+    if with_large {
+        for steps in FARM_STEPS {
+            let id = format!("farm-{steps}");
+            let bytes = crate::farm::farm(&id, steps, 1_000)?;
+            write(&site.join(format!("bench/farm/{id}.jsonl")), &bytes)?;
+        }
     }
     // The last chaos run's whole journal, if there was one (`cargo xtask chaos`).
     let chaos = root.join(crate::chaos::OUT).join("chaos.jsonl");

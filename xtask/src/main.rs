@@ -7,6 +7,7 @@ mod browser;
 mod chaos;
 mod dist;
 mod engines;
+mod farm;
 mod fixtures;
 mod guide;
 mod installs;
