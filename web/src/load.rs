@@ -196,7 +196,7 @@ pub async fn fetch_records(
             return;
         };
         let content = match request {
-            Ok(Ok(request)) => finish_fetch(request, false, reading)
+            Ok(Ok(request)) => finish_fetch(request, Body::Listed, reading)
                 .await
                 .map_err(|e| match e {
                     Fetched::Failed(detail) => {
@@ -254,14 +254,25 @@ async fn next_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Uint8
     ))
 }
 
+/// What a body is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// `src`: a record or an index, which no index names (so nothing to hash).
+    Src,
+    /// A file opened or dropped: a record or an index, which an index opened with it may name.
+    Opened,
+    /// A record an index names, with its SHA-256.
+    Listed,
+}
+
 /// Waits for the response and reads its body into [`Incoming`], a chunk at a time, within the
 /// limits: a `Content-Length` over a version 3 record's limit is refused before the body is read
-/// (with `name_it`, after its first chunk, to tell a record from an index), one over a
-/// document's as soon as the first line says it is one; a body read past its limit is
+/// (after its first chunk, to tell a record from an index, unless an index listed it), one over
+/// a document's as soon as the first line says it is one; a body read past its limit is
 /// cancelled there.
 async fn finish_fetch(
     request: JsFuture,
-    name_it: bool,
+    body: Body,
     reading: &Reading,
 ) -> Result<Incoming, Fetched> {
     let response: Response = request
@@ -281,10 +292,10 @@ async fn finish_fetch(
         .ok()
         .flatten()
         .and_then(|l| l.trim().parse::<u64>().ok());
-    let Some(body) = response.body() else {
+    let Some(stream) = response.body() else {
         return Ok(Incoming::new(reading.max_bytes));
     };
-    read_body(body.get_reader().unchecked_into(), length, name_it, reading).await
+    read_body(stream.get_reader().unchecked_into(), length, body, reading).await
 }
 
 /// Reads a body of `length` bytes (if known) into [`Incoming`], a chunk at a time, within the
@@ -292,15 +303,20 @@ async fn finish_fetch(
 async fn read_body(
     reader: ReadableStreamDefaultReader,
     length: Option<u64>,
-    name_it: bool,
+    body: Body,
     reading: &Reading,
 ) -> Result<Incoming, Fetched> {
     let mut incoming = Incoming::new(reading.max_bytes);
+    if body == Body::Src {
+        incoming = incoming.unhashed();
+    }
     if let Some(length) = length
         && length > reading.max_bytes.max(MAX_RECORD_BYTES)
     {
         let mut start = Vec::new();
-        if name_it && let Ok(Some(chunk)) = next_chunk(&reader).await {
+        if body != Body::Listed
+            && let Ok(Some(chunk)) = next_chunk(&reader).await
+        {
             start = chunk.to_vec();
         }
         let _ = reader.cancel();
@@ -352,7 +368,7 @@ async fn read_body(
 pub async fn read_file(file: &web_sys::File, reading: &Reading) -> Result<Incoming, LoadError> {
     let length = file.size() as u64;
     let reader: ReadableStreamDefaultReader = file.stream().get_reader().unchecked_into();
-    read_body(reader, Some(length), true, reading)
+    read_body(reader, Some(length), Body::Opened, reading)
         .await
         .map_err(|fetched| match fetched {
             Fetched::Failed(_) => {
@@ -379,9 +395,10 @@ fn over(length: u64, start: Vec<u8>) -> Fetched {
     }
 }
 
+/// Fetches `src`: a record no index names (not hashed), or an index.
 async fn fetch(url: &str, reading: &Reading) -> Result<Incoming, Fetched> {
     let request = start_fetch(url, reading).map_err(Fetched::Failed)?;
-    finish_fetch(request, true, reading).await
+    finish_fetch(request, Body::Src, reading).await
 }
 
 fn describe(value: &JsValue) -> String {

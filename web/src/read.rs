@@ -52,15 +52,18 @@ pub struct Incoming {
     failed: Option<LoadError>,
     /// The largest version 3 record taken (`maxBytes`; documents keep the format's 16 MiB).
     max_bytes: u64,
+    /// Whether lines are hashed as they arrive (for a hash an index may name; a document's
+    /// bytes are kept whole and hashed at the end).
+    hashed: bool,
 }
 
 /// A version 3 record being read: the core's reader and what the viewer gathers from it.
 struct Lines {
     reader: Reader,
     gather: Gather,
-    /// The SHA-256 of every byte so far (a document's is taken from its bytes at the end, when
-    /// an index asks for it).
-    hasher: Sha256,
+    /// The SHA-256 of every byte so far, unless no index can name the file (a document's is
+    /// taken from its bytes at the end).
+    hasher: Option<Sha256>,
 }
 
 impl Incoming {
@@ -74,6 +77,15 @@ impl Incoming {
             bytes: 0,
             failed: None,
             max_bytes,
+            hashed: true,
+        }
+    }
+
+    /// The same, for a file no index names (`src`'s record): its lines are not hashed.
+    pub fn unhashed(self) -> Incoming {
+        Incoming {
+            hashed: false,
+            ..self
         }
     }
 
@@ -125,7 +137,9 @@ impl Incoming {
         }
         self.bytes += chunk.len() as u64;
         if let Some(lines) = &mut self.lines {
-            lines.hasher.update(chunk);
+            if let Some(hasher) = &mut lines.hasher {
+                hasher.update(chunk);
+            }
             if self.kept.len() as u64 + chunk.len() as u64 <= MAX_RECORD_BYTES {
                 self.kept.extend_from_slice(chunk);
             } else {
@@ -182,9 +196,11 @@ impl Incoming {
         let mut lines = Lines {
             reader: Reader::new().limit(self.max_bytes),
             gather: Gather::new(),
-            hasher: Sha256::new(),
+            hasher: self.hashed.then(Sha256::new),
         };
-        lines.hasher.update(&self.kept);
+        if let Some(hasher) = &mut lines.hasher {
+            hasher.update(&self.kept);
+        }
         if let Err(e) = lines
             .reader
             .feed(&self.kept, &mut |seen| lines.gather.seen(seen))
@@ -216,7 +232,13 @@ impl Incoming {
             return read_document(&self.kept);
         };
         if let Some(sha256) = sha256 {
-            let actual = hex(&lines.hasher.finalize_reset());
+            let Some(hasher) = lines.hasher.take() else {
+                return Err(LoadError::new(
+                    ViewerError::HashMismatch,
+                    format!("index says {sha256}, and the file was read without its hash"),
+                ));
+            };
+            let actual = hex(&hasher.finalize());
             if !actual.eq_ignore_ascii_case(sha256) {
                 return Err(LoadError::new(
                     ViewerError::HashMismatch,
