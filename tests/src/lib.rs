@@ -348,6 +348,42 @@ pub fn runs_record(id: &str, runs: usize) -> String {
     out
 }
 
+/// A version 3 record over `projects` projects (`p0`, `p1`, …): each claimed in turn (`p{N}`
+/// by `run-{N}` at step N), then each released in the same order (at step `projects + N`).
+pub fn projects_record(id: &str, projects: usize) -> String {
+    let mut out = format!(
+        concat!(
+            r#"{{"format":"project-lanes/record","version":3,"id":"{id}","#,
+            r#""title":{{"en":"{projects} projects","ja":"{projects} 個のプロジェクト"}},"#,
+            r#""summary":{{"en":"Claims.","ja":"取得です。"}},"work_executed_here":false}}"#,
+            "\n"
+        ),
+        id = id,
+        projects = projects
+    );
+    for n in 0..projects {
+        out.push_str(&format!(
+            concat!(
+                r#"{{"op":"claim","project":"p{n}","run":"run-{n}","result":"ok"}}"#,
+                "\n"
+            ),
+            n = n
+        ));
+    }
+    for n in 0..projects {
+        out.push_str(&format!(
+            concat!(
+                r#"{{"op":"release","lease":"L{l}","outcome":"succeeded","result":"ok"}}"#,
+                "\n"
+            ),
+            l = n + 1
+        ));
+    }
+    out.push_str(&format!(r#"{{"end":{{"steps":{}}}}}"#, 2 * projects));
+    out.push('\n');
+    out
+}
+
 /// A lanes record of one claim, with this id (made by the core's `Recorder`).
 pub fn one_claim_record(id: &str) -> String {
     let text = |s: &str| project_lanes::record::Text {

@@ -16,7 +16,10 @@
 //! - the wasm memory after opening a 10,000-step and a 100,000-step record (run it alone:
 //!   `cargo xtask bench memory`);
 //! - the last chaos run's whole journal (`target/chaos/chaos.jsonl`, from `cargo xtask chaos`)
-//!   streamed in and verified: the time and the wasm memory.
+//!   streamed in and verified: the time and the wasm memory;
+//! - a busy farm's journal of 100,000 and 1,000,000 steps over 1,000 projects: its overview
+//!   drawn and verified, jumps to a step and to the next match, memory and elements (targets:
+//!   drawn ≤ 3 s, verified ≤ 10 s, a jump ≤ 100 ms, peak memory ≤ 1 GB, at 1,000,000 steps).
 
 #![cfg(target_arch = "wasm32")]
 
@@ -422,4 +425,112 @@ async fn open_the_last_chaos_run() {
          wasm memory {before:.1} MB before, {:.1} MB after",
         wasm_memory_mb()
     );
+}
+
+/// The JavaScript heap in use, in MB, where the engine says (Chromium's `performance.memory`).
+fn js_heap_mb() -> Option<f64> {
+    let performance = js_sys::Reflect::get(&window(), &"performance".into()).ok()?;
+    let memory = js_sys::Reflect::get(&performance, &"memory".into()).ok()?;
+    let used = js_sys::Reflect::get(&memory, &"usedJSHeapSize".into()).ok()?;
+    Some(used.as_f64()? / (1024.0 * 1024.0))
+}
+
+/// A busy farm's whole journal (`bench/farm/`, 1,000 projects; `xtask/src/farm.rs`) of
+/// 100,000 and 1,000,000 steps, streamed from `src`: the time until its overview is drawn and
+/// until it is verified, a jump to a step far away and to the next match (select + layout),
+/// the wasm memory (its peak) and the JavaScript heap, and the elements in the viewer.
+#[wasm_bindgen_test]
+async fn open_a_busy_farm() {
+    for steps in [100_000usize, 1_000_000] {
+        let id = format!("farm-{steps}");
+        let host = host();
+        let start = now();
+        let viewer = try_mount(
+            &host,
+            &[
+                ("src", s(&format!("bench/farm/{id}.jsonl"))),
+                ("lang", s("en")),
+                ("maxBytes", (512.0 * 1024.0 * 1024.0).into()),
+            ],
+        )
+        .await
+        .unwrap();
+        let root = one(&host, "[data-lane-viewer]");
+        assert!(
+            eventually_within(300_000, || maybe(&root, "[data-timeline]").is_some()).await,
+            "{}",
+            text(&root).chars().take(400).collect::<String>()
+        );
+        let drawn = now() - start;
+        let panel = one(&root, "[role=tabpanel]");
+        assert!(
+            eventually_within(300_000, || attr(&panel, "data-verification").as_deref()
+                == Some("verified"))
+            .await
+        );
+        let verified = now() - start;
+        let mut jumps = Vec::new();
+        for i in 0..21 {
+            // Far apart: a different window of step cards and of rows each time.
+            let n = (i * steps / 21 + i * 977) % steps;
+            let start = now();
+            assert!(viewer.select_step((n as f64).into()));
+            layout(&root);
+            jumps.push(now() - start);
+            assert_eq!(viewer.current_step(), Some(n as u32));
+        }
+        // The same jumps with the timeline zoomed in to ten steps: what the list of step
+        // cards and the step bar cost alone.
+        for _ in 0..12 {
+            click(&one(&root, "[data-zoom=in]"));
+        }
+        let mut zoomed = Vec::new();
+        for i in 0..21 {
+            let n = (i * steps / 21 + i * 977) % steps;
+            let start = now();
+            assert!(viewer.select_step((n as f64).into()));
+            layout(&root);
+            zoomed.push(now() - start);
+        }
+        click(&one(&root, "[data-zoom=whole]"));
+        let input = one(&root, "[data-find-input]");
+        js_sys::Reflect::set(&input, &"value".into(), &"is:recovery".into()).unwrap();
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        input
+            .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+            .unwrap();
+        let matches = attr(&one(&root, "[data-find-status]"), "data-find-count").unwrap();
+        let mut next = Vec::new();
+        for _ in 0..21 {
+            let before = viewer.current_step();
+            let start = now();
+            click(&one(&root, "[data-find-next]"));
+            layout(&root);
+            next.push(now() - start);
+            assert_ne!(viewer.current_step(), before);
+        }
+        let elements = all(&root, "*").len();
+        let heap = js_heap_mb().map_or("not reported".into(), |mb| format!("{mb:.0} MB"));
+        console_log!(
+            "BENCH farm_{steps}: overview drawn {drawn:.0} ms, verified {verified:.0} ms after \
+             mount; wasm memory {:.0} MB (its peak so far), JS heap {heap}; {elements} elements \
+             in the viewer; {matches} recoveries",
+            wasm_memory_mb()
+        );
+        report(
+            &format!("farm_{steps}: jump to a step far away (select + layout)"),
+            jumps,
+        );
+        report(
+            &format!("farm_{steps}: the same jumps, the timeline zoomed in to ten steps"),
+            zoomed,
+        );
+        report(
+            &format!("farm_{steps}: next match (is:recovery; click + layout)"),
+            next,
+        );
+        viewer.destroy();
+        host.remove();
+    }
 }

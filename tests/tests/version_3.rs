@@ -81,7 +81,7 @@ async fn a_version_3_step_the_core_answers_otherwise_is_marked() {
 async fn a_version_3_record_that_never_ends_stops_being_read_at_the_viewers_limit() {
     let m = mount(&[("src", s("__lines/endless.jsonl")), ("lang", s("en"))]).await;
     let root = m.root();
-    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"]);
+    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"], "{}", text(&root));
     assert!(text(&root).contains("64 MiB"), "{}", text(&root));
     // The download stopped with the reading: what the server handed over stops growing, before
     // the 4 GiB it would send. The server counts what it sent; how much more than 64 MiB that

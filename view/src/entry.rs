@@ -5,7 +5,7 @@
 //! `T` is the file's text as the page keeps it (a JavaScript string in the viewer, shown as raw
 //! JSON and never read by the wasm again; anything in native tests).
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use project_lanes::record::{Record, ReplayMismatch, Text};
@@ -20,6 +20,8 @@ pub struct Loaded<T> {
     pub raw: T,
     /// What replaying it on the core found.
     pub verification: RefCell<Verification>,
+    /// How many rows its timeline has, once asked.
+    rows: OnceCell<usize>,
 }
 
 impl<T> Loaded<T> {
@@ -29,7 +31,16 @@ impl<T> Loaded<T> {
             record,
             raw,
             verification: RefCell::default(),
+            rows: OnceCell::new(),
         }
+    }
+
+    /// How many rows its timeline has ([`rows::count`](crate::timeline::rows::count), counted
+    /// once: it reads every step of a version 3 record).
+    pub fn rows(&self) -> usize {
+        *self
+            .rows
+            .get_or_init(|| crate::timeline::rows::count(&self.record))
     }
 }
 

@@ -14,9 +14,9 @@ use crate::i18n::{Lang, Msg, fill, group, text};
 use crate::tree::{N, Tree};
 
 /// Records of more steps than this list a window of their steps.
-pub const WINDOW_STEPS: usize = 500;
+pub const WINDOW_STEPS: usize = 200;
 /// About the most elements a window holds (steps, their lanes and reservations).
-pub const WINDOW_ELEMENTS: usize = 8_000;
+pub const WINDOW_ELEMENTS: usize = 3_200;
 /// Steps listed before the current one when the window moves to it.
 pub const LEAD: usize = 20;
 
@@ -84,14 +84,14 @@ mod tests {
     #[test]
     fn the_window_follows_a_step_outside_it_and_pages_by_its_own_length() {
         assert!(!windowed(WINDOW_STEPS) && windowed(WINDOW_STEPS + 1));
-        assert_eq!(around(10, (0, 500)), None);
-        assert_eq!(around(500, (0, 500)), Some((480, 980)));
-        assert_eq!(around(5, (100, 600)), Some((0, 500)));
-        assert_eq!(earlier((0, 500)), None);
-        assert_eq!(earlier((300, 800)), Some((0, 300)));
-        assert_eq!(earlier((1_000, 1_400)), Some((500, 1_000)));
-        assert_eq!(later((0, 500), 500), None);
-        assert_eq!(later((0, 500), 100_000), Some((500, 1_000)));
+        assert_eq!(around(10, (0, 200)), None);
+        assert_eq!(around(200, (0, 200)), Some((180, 380)));
+        assert_eq!(around(5, (100, 300)), Some((0, 200)));
+        assert_eq!(earlier((0, 200)), None);
+        assert_eq!(earlier((150, 350)), Some((0, 150)));
+        assert_eq!(earlier((1_000, 1_200)), Some((800, 1_000)));
+        assert_eq!(later((0, 200), 200), None);
+        assert_eq!(later((0, 200), 100_000), Some((200, 400)));
         assert_eq!(
             shown(Lang::En, (1_000, 1_500), 100_000),
             "Steps 1,001–1,500 of 100,000 are listed here; the timeline, its keys and Find reach every step."

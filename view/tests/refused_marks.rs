@@ -5,7 +5,7 @@
 use project_lanes::record::{Origin, OriginKind, Record, Recorder, Text, Timestamp};
 use project_lanes_view::i18n::Lang;
 use project_lanes_view::time::Utc;
-use project_lanes_view::timeline::{Axis, section_on};
+use project_lanes_view::timeline::{Axis, Drawing, section_on};
 use project_lanes_view::tree::{ROOT, Tree, html};
 
 fn text(s: &str) -> Text {
@@ -81,7 +81,14 @@ fn refused_marks_stay_whole_inside_the_plot_on_either_axis() {
         let record = record(first, middle, last);
         for axis in [Axis::Steps, Axis::Time] {
             let mut t = Tree::new();
-            section_on(&mut t, ROOT, Lang::En, &record, "p", (axis, &Utc));
+            section_on(
+                &mut t,
+                ROOT,
+                Lang::En,
+                &record,
+                "p",
+                Drawing::new(axis, &Utc),
+            );
             let markup = html::write(&t);
             let svg = &markup[markup.find("<svg class=\"lv-tl-svg\"").unwrap()..];
             let left: f64 = attr(svg, "data-plot-x").parse().unwrap();

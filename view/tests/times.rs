@@ -8,7 +8,7 @@ use project_lanes_view::i18n::Lang;
 use project_lanes_view::panel;
 use project_lanes_view::steps::{cards, cards_in_zone};
 use project_lanes_view::time::Fixed;
-use project_lanes_view::timeline::{Axis, section, section_on, time_edges};
+use project_lanes_view::timeline::{Axis, Drawing, section, section_on, time_edges};
 use project_lanes_view::tree::{ROOT, Tree, html};
 
 fn text(s: &str) -> Text {
@@ -120,7 +120,14 @@ fn version_1_records_keep_their_markup_without_times_origin_or_axis_switch() {
         assert!(!html::write(&a).contains("lv-when"));
         let (mut a, mut b) = (Tree::new(), Tree::new());
         section(&mut a, ROOT, lang, &record, "p");
-        section_on(&mut b, ROOT, lang, &record, "p", (Axis::Time, &Fixed(540)));
+        section_on(
+            &mut b,
+            ROOT,
+            lang,
+            &record,
+            "p",
+            Drawing::new(Axis::Time, &Fixed(540)),
+        );
         assert_eq!(
             html::write(&a),
             html::write(&b),
@@ -145,7 +152,7 @@ fn the_time_axis_places_steps_by_their_times_and_labels_local_times() {
         Lang::En,
         &record,
         "p",
-        (Axis::Steps, &Fixed(540)),
+        Drawing::new(Axis::Steps, &Fixed(540)),
     );
     let steps = html::write(&t);
     assert!(steps.contains("<section class=\"lv-timeline\" data-axis=\"steps\">"));
@@ -164,7 +171,7 @@ fn the_time_axis_places_steps_by_their_times_and_labels_local_times() {
         Lang::Ja,
         &record,
         "p",
-        (Axis::Time, &Fixed(540)),
+        Drawing::new(Axis::Time, &Fixed(540)),
     );
     let time = html::write(&t);
     assert!(time.contains("<section class=\"lv-timeline\" data-axis=\"time\">"));

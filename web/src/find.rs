@@ -15,8 +15,8 @@ use crate::timeline::geometry;
 use crate::tree::build;
 
 /// Shows `state`'s query and its matches in `panel`; `marks`: the timeline's marks are drawn
-/// again too (the query, the record or the drawing changed).
-pub fn show(panel: &Element, state: &State, marks: bool) {
+/// again too (the query, the record or the drawing changed), on a time axis at `edges`.
+pub fn show(panel: &Element, state: &State, (marks, edges): (bool, Option<&[u64]>)) {
     let Some(find) = panel.query_selector("[data-find]").ok().flatten() else {
         return;
     };
@@ -57,15 +57,11 @@ pub fn show(panel: &Element, state: &State, marks: bool) {
         return;
     };
     clear(&marks);
-    let record = state
-        .selected_entry()
-        .and_then(|e| e.content.loaded())
-        .map(|l| &l.record);
     if let Some(Ok(found)) = &state.found
         && found.count() > 0
     {
         let mut t = Tree::new();
-        found_marks(&mut t, ROOT, &geometry(&svg, record), found.steps());
+        found_marks(&mut t, ROOT, &geometry(&svg, edges), found.steps());
         build(&t, &marks);
     }
 }

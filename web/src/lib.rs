@@ -57,6 +57,7 @@ pub mod entry;
 mod find;
 mod link;
 pub mod load;
+mod overview;
 mod pace;
 mod panels;
 pub mod read;
@@ -175,7 +176,7 @@ impl Viewer {
     }
 
     /// A promise that resolves once every step of the selected record is in the page (for a
-    /// record of more than 500 steps, which lists a window of its steps, once the window is).
+    /// record of more than 200 steps, which lists a window of its steps, once the window is).
     /// Records of a few hundred steps finish rendering in the background after `mount`,
     /// `select` or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {

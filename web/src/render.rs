@@ -10,8 +10,7 @@ use project_lanes_view::error::ViewerError;
 use project_lanes_view::frame::{self, TabIds};
 use project_lanes_view::i18n::Lang;
 use project_lanes_view::panel;
-use project_lanes_view::time::Zone;
-use project_lanes_view::timeline::Axis;
+use project_lanes_view::timeline::Drawing;
 use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element};
@@ -57,7 +56,7 @@ fn fill_raw(code: &Element, raw: &js_sys::JsString) {
 /// Returns a promise that resolves once every step is in the page (large records finish in the
 /// background). `timeline` gives the record's timeline section if one was kept.
 pub fn panel(
-    (lang, axis, query): (Lang, Axis, &str),
+    (lang, drawing, query): (Lang, Drawing, &str),
     panel: &Element,
     entry: &Entry,
     timeline: &mut dyn FnMut(&Rc<Loaded>) -> Option<Element>,
@@ -108,8 +107,7 @@ pub fn panel(
         panel.append_child(&kept).ok();
         t = Tree::new();
     } else {
-        let on = (axis, &Browser as &dyn Zone);
-        project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, &panel.id(), on);
+        project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, &panel.id(), drawing);
     }
     let tail = panel::tail(&mut t, ROOT, lang, entry, loaded);
     let built = build(&t, panel);

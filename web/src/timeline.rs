@@ -11,8 +11,9 @@
 
 use project_lanes::record::{Record, Step};
 use project_lanes_view::i18n::Lang;
-use project_lanes_view::time::Zone;
-use project_lanes_view::timeline::{Action, Axis, Geometry, WIDTH, detail, position, time_edges};
+use project_lanes_view::timeline::{
+    Action, Axis, Drawing, Geometry, Rows, WIDTH, Window, Zoom, detail, position,
+};
 use project_lanes_view::tree::{ROOT, Tree, px};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, Event, KeyboardEvent, MouseEvent};
@@ -23,26 +24,42 @@ use crate::zone::Browser;
 
 /// The timeline section of `record`, built apart; `prefix` makes its ids unique per viewer.
 pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Element {
-    section_on(doc, lang, record, prefix, Axis::Steps)
+    let drawing = Drawing::new(Axis::Steps, &Browser);
+    section_on(doc, lang, record, prefix, drawing)
 }
 
-/// [`section`] on `axis` (records whose steps have times), times in the reader's zone.
+/// [`section`] as `drawing` says (with times in the reader's zone: [`Browser`]).
 pub fn section_on(
     doc: &Document,
     lang: Lang,
     record: &Record,
     prefix: &str,
-    axis: Axis,
+    drawing: Drawing,
 ) -> Element {
     let mut t = Tree::new();
-    let on = (axis, &Browser as &dyn Zone);
-    let section = project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, prefix, on);
+    let section =
+        project_lanes_view::timeline::section_on(&mut t, ROOT, lang, record, prefix, drawing);
     build(&t, &doc.create_document_fragment()).element(section)
 }
 
-/// Where the drawing `svg` of `record` puts its steps: its plot (read back from the drawing)
-/// and, on a time axis, the steps' times.
-pub fn geometry(svg: &Element, record: Option<&Record>) -> Geometry {
+/// The steps the drawing `svg` shows (`data-window-from`, `data-window-to`) and its first row
+/// (`data-rows-from`).
+pub fn drawn(svg: &Element) -> (Window, usize) {
+    let number = |name: &str| -> usize {
+        svg.get_attribute(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let window = Window {
+        from: number("data-window-from"),
+        to: number("data-window-to"),
+    };
+    (window, number("data-rows-from"))
+}
+
+/// Where the drawing `svg` puts its steps: its plot and its window (read back from the
+/// drawing) and, on a time axis, the steps' places `edges` (its record's).
+pub fn geometry<'a>(svg: &Element, edges: Option<&'a [u64]>) -> Geometry<'a> {
     let number = |name: &str| -> u64 {
         svg.get_attribute(name)
             .and_then(|v| v.parse().ok())
@@ -53,8 +70,27 @@ pub fn geometry(svg: &Element, record: Option<&Record>) -> Geometry {
         steps: number("data-steps"),
         label_w: number("data-plot-x"),
         plot_w: number("data-plot-w"),
-        edges: record.filter(|_| timed).and_then(time_edges),
+        edges: edges.filter(|_| timed),
+        window: drawn(svg).0,
     }
+}
+
+/// The zoom a click on a zoom button asks for; `None` for any other click.
+pub fn zoom_click(target: &Element) -> Option<Zoom> {
+    let button = closest(target, "[data-zoom]")?;
+    Zoom::from_name(&button.get_attribute("data-zoom")?)
+}
+
+/// The rows a click on a rows button asks for; `None` for any other click.
+pub fn rows_click(target: &Element) -> Option<Rows> {
+    let button = closest(target, "[data-rows]")?;
+    Rows::from_name(&button.get_attribute("data-rows")?)
+}
+
+/// `+`, `-` and `0` while the timeline has focus.
+pub fn zoom_key(target: &Element, event: &Event) -> Option<Zoom> {
+    closest(target, "[data-timeline]")?;
+    Zoom::of_key(&event_as::<KeyboardEvent>(event, "keydown")?.key())
 }
 
 /// The axis a click on a switch button asks for; `None` for any other click.
@@ -63,9 +99,9 @@ pub fn axis_click(target: &Element) -> Option<Axis> {
     Axis::from_name(&button.get_attribute("data-axis-choice")?)
 }
 
-/// A click on the step buttons, or on a column of the timeline of `record`; `None` for any
-/// other click.
-pub fn click(target: &Element, event: &Event, record: Option<&Record>) -> Option<Action> {
+/// A click on the step buttons, or on a column of the timeline (whose record's steps are at
+/// `edges` on a time axis); `None` for any other click.
+pub fn click(target: &Element, event: &Event, edges: Option<&[u64]>) -> Option<Action> {
     if closest(target, "[data-step-prev]").is_some() {
         return Some(Action::Previous);
     }
@@ -74,7 +110,7 @@ pub fn click(target: &Element, event: &Event, record: Option<&Record>) -> Option
     }
     let svg = closest(target, "[data-timeline]")?;
     let mouse = event_as::<MouseEvent>(event, "click")?;
-    let g = geometry(&svg, record);
+    let g = geometry(&svg, edges);
     let bounds = svg.get_bounding_client_rect();
     if bounds.width() <= 0.0 || g.plot_w == 0 {
         return None;
@@ -99,12 +135,13 @@ fn closest(element: &Element, selector: &str) -> Option<Element> {
 
 /// Shows step `n` (`step` is the record's) as the current step, or none: `data-current-step`
 /// on `root`, the slider's value, the column marker, "Step 5 of 12" and what the step did, the
-/// step's card highlighted and, when `scroll`, scrolled into view. A card not built yet (a
-/// large record still rendering) is marked once `settled` resolves.
+/// step's card highlighted and, when `scroll`, scrolled into view (on a time axis, the steps
+/// are at `edges`). A card not built yet (a large record still rendering) is marked once
+/// `settled` resolves.
 pub fn show(
     root: &Element,
     panel: &Element,
-    (lang, record): (Lang, Option<&Record>),
+    (lang, edges): (Lang, Option<&[u64]>),
     current: Option<(usize, &Step)>,
     scroll: bool,
     settled: Option<js_sys::Promise>,
@@ -119,7 +156,7 @@ pub fn show(
     let Some(svg) = panel.query_selector("[data-timeline]").ok().flatten() else {
         return;
     };
-    let g = geometry(&svg, record);
+    let g = geometry(&svg, edges);
     let steps = g.steps as usize;
     let where_ = position(lang, step, steps);
     let what = current.map(|(_, s)| detail(lang, s)).unwrap_or_default();

@@ -190,7 +190,7 @@ mod tests {
             Msg::ALL.len() + TlMsg::ALL.len() + FindMsg::ALL.len() + 10 + 2 + 4 + 5 + 6 + 7 + 14
         );
         assert_eq!(Msg::ALL.len(), 77);
-        assert_eq!(TlMsg::ALL.len(), 33);
+        assert_eq!(TlMsg::ALL.len(), 46);
         assert_eq!(FindMsg::ALL.len(), 15);
         for (name, en, ja) in all {
             assert!(!en.trim().is_empty() && !ja.trim().is_empty(), "{name}");

@@ -171,5 +171,72 @@ catalog! {
             en: "Time axis",
             ja: "時間軸",
         }
+        /// The keys of the timeline of a record that can be zoomed, for assistive technologies.
+        KeysHintZoom {
+            en: "Choose a step with the arrow keys, Home and End, and the next or previous refusal or recovery with ] and [; zoom in with +, out with − and to the whole record with 0. The step's card below is highlighted.",
+            ja: "矢印キーと Home・End でステップを、] と [ で次または前の拒否・復旧を選べます。+ で拡大、- で縮小、0 で記録全体を表示します。選んだステップは下のカードで強調されます。",
+        }
+        /// The zoom buttons, as a group.
+        ZoomLabel {
+            en: "Zoom",
+            ja: "ズーム",
+        }
+        /// Zooms in around the current step.
+        ZoomIn {
+            en: "Zoom in",
+            ja: "拡大",
+        }
+        /// Zooms out.
+        ZoomOut {
+            en: "Zoom out",
+            ja: "縮小",
+        }
+        /// Shows the whole record.
+        ZoomWhole {
+            en: "Whole record",
+            ja: "記録全体",
+        }
+        /// The steps drawn; `{0}` and `{1}`: the first and last (from 1), `{2}`: every step.
+        ZoomWindow {
+            en: "Steps {0}–{1} of {2}",
+            ja: "全 {2} ステップ中 {0}〜{1}",
+        }
+        /// Text alternative of a zoomed timeline: the steps drawn; `{0}`, `{1}`: the first and
+        /// last (from 1).
+        AltSteps {
+            en: "Shown: steps {0}–{1}.",
+            ja: "表示中：ステップ {0}〜{1}。",
+        }
+        /// Text alternative of a timeline that draws some of its rows; `{0}`, `{1}`: the first
+        /// and last (from 1), `{2}`: every row.
+        AltRows {
+            en: "Shown: rows {0}–{1} of {2}.",
+            ja: "表示中：全 {2} 行中 {0}〜{1} 行目。",
+        }
+        /// The buttons that show other rows, as a group.
+        RowsLabel {
+            en: "Rows",
+            ja: "行",
+        }
+        /// Shows the rows above those drawn.
+        RowsEarlier {
+            en: "‹ Earlier rows",
+            ja: "‹ 前の行",
+        }
+        /// Shows the rows below those drawn.
+        RowsLater {
+            en: "Later rows ›",
+            ja: "次の行 ›",
+        }
+        /// The rows drawn; `{0}` and `{1}`: the first and last (from 1), `{2}`: every row.
+        RowsWindow {
+            en: "Rows {0}–{1} of {2}",
+            ja: "全 {2} 行中 {0}〜{1} 行目",
+        }
+        /// Legend: runs too close together to draw apart, counted as one mark.
+        DenseMark {
+            en: "runs too close together to draw apart (darker: the lane held longer)",
+            ja: "間隔が狭く個別に描けない実行（濃いほどレーンの使用中が長い）",
+        }
     }
 }

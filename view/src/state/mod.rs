@@ -10,7 +10,7 @@ use crate::entry::{Content, Entry};
 use crate::error::{LoadError, ViewerError};
 use crate::find::{Found, QueryError};
 use crate::i18n::Lang;
-use crate::timeline::Axis;
+use crate::timeline::{Axis, MAX_ROWS, Rows, Window, Zoom, rows};
 
 mod find;
 #[cfg(test)]
@@ -108,6 +108,12 @@ pub struct State<T> {
     /// How much of the file being read has arrived, and its size if known (the loading line
     /// says so); `None` when no file is being read.
     pub read: Option<(u64, Option<u64>)>,
+    /// The steps the timeline draws, when zoomed in (`None`: the whole record); kept until
+    /// another record is selected, and moved to hold the current step.
+    pub zoom: Option<Window>,
+    /// The first row the timeline draws (of a record of more than [`MAX_ROWS`] rows); kept
+    /// until another record is selected, and moved to show the current step's lane.
+    pub rows: usize,
     /// The find box's text.
     pub query: String,
     /// The query's matches in the selected record, or why it was not taken; `None` while the
@@ -130,6 +136,8 @@ impl<T> State<T> {
             current_step: None,
             wanted_step: None,
             read: None,
+            zoom: None,
+            rows: 0,
             query: String::new(),
             found: None,
         }
@@ -201,6 +209,7 @@ impl<T> State<T> {
                 self.wanted_step = Some(n);
             } else if n < self.steps() {
                 self.current_step = Some(n);
+                self.show_step(n);
             }
         }
         if let Some(query) = link.find {
@@ -232,6 +241,7 @@ impl<T> State<T> {
             changes.find = self.refind();
             if let Some(n) = self.wanted_step.take().filter(|&n| n < self.steps()) {
                 self.current_step = Some(n);
+                self.show_step(n);
                 changes.step = Some(true);
                 changes.link = self.follows_link.then_some(Write::Replace);
             }
@@ -267,6 +277,8 @@ impl<T> State<T> {
         if changed {
             self.wanted_step = None;
             self.current_step = None;
+            self.zoom = None;
+            self.rows = 0;
             changes.tabs = true;
             changes.panel = true;
             changes.find = self.refind();
@@ -296,9 +308,32 @@ impl<T> State<T> {
         }
     }
 
-    /// Makes step `n` (from 0) current; `None` if the selected record has no such step.
+    /// The steps the timeline draws.
+    pub fn window(&self) -> Window {
+        let steps = self.steps();
+        self.zoom.map_or(Window::whole(steps), |w| w.within(steps))
+    }
+
+    /// Zooms the timeline in (around the current step), out, or to the whole record.
+    pub fn set_zoom(&mut self, zoom: Zoom) -> Changes {
+        let (steps, window) = (self.steps(), self.window());
+        let next = window.zoom(zoom, self.current_step, steps);
+        if next == window {
+            return Changes::default();
+        }
+        self.zoom = (!next.is_whole(steps)).then_some(next);
+        Changes {
+            timeline: true,
+            step: self.current_step.map(|_| false),
+            ..Changes::default()
+        }
+    }
+
+    /// Makes step `n` (from 0) current; `None` if the selected record has no such step. A
+    /// zoomed timeline moves to show it.
     pub fn select_step(&mut self, n: usize, origin: Origin) -> Option<Changes> {
-        if n >= self.steps() {
+        let steps = self.steps();
+        if n >= steps {
             return None;
         }
         let mut changes = Changes {
@@ -309,7 +344,46 @@ impl<T> State<T> {
             self.current_step = Some(n);
             changes.step = Some(origin == Origin::User);
         }
+        changes.timeline = self.show_step(n);
         Some(changes)
+    }
+
+    /// Moves the timeline's window and rows to show step `n`; returns whether they moved.
+    fn show_step(&mut self, n: usize) -> bool {
+        let steps = self.steps();
+        let mut moved = false;
+        if let Some(window) = self.zoom {
+            let follows = window.within(steps).follow(n, steps);
+            moved |= follows != window;
+            self.zoom = Some(follows);
+        }
+        // The rows drawn hold the step's lane (lanes are the first rows, so the count of rows
+        // is needed only to move them).
+        if let Some(loaded) = self.selected_entry().and_then(|e| e.content.loaded())
+            && let Some(row) = rows::row_of(&loaded.record, n)
+            && !(self.rows..self.rows + MAX_ROWS).contains(&row)
+        {
+            self.rows = rows::following(self.rows, row, loaded.rows());
+            moved = true;
+        }
+        moved
+    }
+
+    /// Shows the rows above or below those the timeline draws.
+    pub fn page_rows(&mut self, which: Rows) -> Changes {
+        let Some(record) = self.selected_entry().and_then(|e| e.content.loaded()) else {
+            return Changes::default();
+        };
+        let first = which.first(self.rows, record.rows());
+        if first == self.rows {
+            return Changes::default();
+        }
+        self.rows = first;
+        Changes {
+            timeline: true,
+            step: self.current_step.map(|_| false),
+            ..Changes::default()
+        }
     }
 
     /// Files a person opened (read into entries): they become tabs after the others, and the
@@ -323,6 +397,8 @@ impl<T> State<T> {
         self.selected = first;
         self.notice = None;
         self.current_step = None;
+        self.zoom = None;
+        self.rows = 0;
         self.refind();
         Changes {
             all: true,

@@ -273,6 +273,42 @@ fn the_axis_redraws_the_timeline_and_keeps_the_record_its_step_and_the_link() {
     assert_eq!(changes.step, None, "no step to show");
 }
 
+#[test]
+fn zooming_draws_a_window_that_follows_the_current_step_until_another_record() {
+    let mut state = State::new(Lang::En, true);
+    state.loaded(
+        Ok(vec![record("a", 100), record("b", 5)]),
+        None,
+        Link::default(),
+    );
+    state.select_step(60, Origin::User).unwrap();
+    let changes = state.set_zoom(Zoom::In);
+    assert!(changes.timeline && !changes.panel);
+    assert_eq!(changes.step, Some(false), "the marker is drawn again");
+    assert_eq!(changes.link, None, "the link does not name the zoom");
+    assert_eq!(state.window(), Window { from: 45, to: 70 });
+    assert!(state.set_zoom(Zoom::In).timeline);
+    assert_eq!(state.window(), Window { from: 54, to: 64 });
+    assert_eq!(
+        state.set_zoom(Zoom::In),
+        Changes::default(),
+        "ten steps at most"
+    );
+    // A step inside moves nothing; one outside moves the window.
+    assert!(!state.select_step(63, Origin::User).unwrap().timeline);
+    assert!(state.select_step(99, Origin::User).unwrap().timeline);
+    assert_eq!(state.window(), Window { from: 90, to: 100 });
+    assert!(state.select_step(0, Origin::Link).unwrap().timeline);
+    assert_eq!(state.window(), Window { from: 0, to: 10 });
+    assert!(state.set_zoom(Zoom::Whole).timeline);
+    assert_eq!((state.zoom, state.window()), (None, Window::whole(100)));
+    assert_eq!(state.set_zoom(Zoom::Out), Changes::default());
+    // Another record is drawn whole.
+    state.set_zoom(Zoom::In);
+    state.select_index(1, Origin::User);
+    assert_eq!(state.window(), Window::whole(5));
+}
+
 /// The steps the state's query found.
 fn found(state: &State<()>) -> Option<Vec<u32>> {
     match &state.found {

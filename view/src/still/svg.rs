@@ -33,7 +33,10 @@ pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
         .find(|svg| svg.contains("class=\"lv-tl-svg"))
         .map(|svg| (number(svg, "width"), number(svg, "height")))
         .unwrap_or_default();
-    let counted = markup.contains("data-refused-bucket");
+    let counted = (
+        markup.contains("data-refused-bucket"),
+        markup.contains("data-dense"),
+    );
     let mut legend = Tree::new();
     let model = crate::timeline::timeline(record);
     let legend_h = svg_legend(

@@ -8,17 +8,18 @@
 
 use project_lanes::record::Record;
 
-use super::alt::alt_text;
+use super::alt::alt_text_of;
 use super::geometry::{
     AXIS_H, Axis, CODE_H, GROUP_H, Geometry, PAD_RIGHT, ROW_H, WIDTH, clip, small_w, text_w,
-    time_edges,
 };
 use super::labels::{group_label, no_position, row_label};
 use super::legend::legend;
 use super::look::{Bar, Fill, look, patterns, shape};
-use super::model::{Row, RowKind, State, Timeline, timeline};
+use super::model::{Group, Row, RowKind, Segment, State, Timeline, timeline};
 use super::refused::{Band, Mark, draw_marks, refused_marks};
-use crate::i18n::{Lang, TlMsg, group, text};
+use super::rows::{self, MAX_ROWS, Rows};
+use super::zoom::{MIN_STEPS, Window, Zoom};
+use crate::i18n::{Lang, TlMsg, fill, group, text};
 use crate::time::{Local, Utc, Zone};
 use crate::tree::{N, Tree, push_number, push_px};
 
@@ -27,34 +28,91 @@ fn described_by(prefix: &str) -> (String, String) {
     (format!("{prefix}-tl-alt"), format!("{prefix}-tl-keys"))
 }
 
-/// The timeline section under `parent`: heading, the drawing with its row labels, the note that
-/// it scrolls, its legend, and (for assistive technologies) its text alternative and keys.
-/// `prefix` makes ids unique per viewer. One column per step; [`section_on`] draws a record
-/// whose steps have times on a time axis too.
-pub fn section(t: &mut Tree, parent: N, lang: Lang, record: &Record, prefix: &str) -> N {
-    section_on(t, parent, lang, record, prefix, (Axis::Steps, &Utc))
+/// How the timeline is drawn: on which axis, times in which zone (the reader's), and which
+/// steps ([`Window`]; `None` for the whole record).
+#[derive(Clone, Copy)]
+pub struct Drawing<'a> {
+    /// One column per step, or time (records whose steps all have times; ignored for others).
+    pub axis: Axis,
+    /// The zone of the times on a time axis.
+    pub zone: &'a dyn Zone,
+    /// The steps drawn.
+    pub window: Option<Window>,
+    /// The first row drawn (of more than [`MAX_ROWS`]; from 0, over every group).
+    pub rows: usize,
+    /// The record's timeline model, if the caller keeps it (building it costs the record's
+    /// steps; drawing a window of it does not); `None`: built here.
+    pub model: Option<&'a Timeline<'a>>,
 }
 
-/// [`section`] on `axis`, with times in `zone` (the reader's). A record whose steps all have
-/// times gets the switch between the two axes (`[data-axis-choice]`) and says which it shows
-/// (`data-axis` on the section and the drawing); on others `axis` is ignored.
+impl<'a> Drawing<'a> {
+    /// The whole record on `axis`, times in `zone`, from its first row.
+    pub fn new(axis: Axis, zone: &'a dyn Zone) -> Drawing<'a> {
+        Drawing {
+            axis,
+            zone,
+            window: None,
+            rows: 0,
+            model: None,
+        }
+    }
+}
+
+/// The timeline section under `parent`: heading, the drawing with its row labels, the note that
+/// it scrolls, its legend, and (for assistive technologies) its text alternative and keys.
+/// `prefix` makes ids unique per viewer. One column per step, the whole record; [`section_on`]
+/// draws a window of it, and a record whose steps have times on a time axis too.
+pub fn section(t: &mut Tree, parent: N, lang: Lang, record: &Record, prefix: &str) -> N {
+    section_on(
+        t,
+        parent,
+        lang,
+        record,
+        prefix,
+        Drawing::new(Axis::Steps, &Utc),
+    )
+}
+
+/// [`section`] as `drawing` says. A record whose steps all have times gets the switch between
+/// the two axes (`[data-axis-choice]`) and says which it shows (`data-axis` on the section and
+/// the drawing); on others the axis is ignored. A record of more than [`MIN_STEPS`] steps gets
+/// the zoom buttons (`[data-zoom]`) and the line that says which steps are drawn.
 pub fn section_on(
     t: &mut Tree,
     parent: N,
     lang: Lang,
     record: &Record,
     prefix: &str,
-    (axis, zone): (Axis, &dyn Zone),
+    drawing: Drawing,
 ) -> N {
-    let model = timeline(record);
-    let edges = time_edges(record);
+    let Drawing {
+        axis,
+        zone,
+        window,
+        rows,
+        model,
+    } = drawing;
+    let built;
+    let model = match model {
+        Some(model) => model,
+        None => {
+            built = timeline(record);
+            &built
+        }
+    };
+    let steps = model.steps;
+    let window = window.unwrap_or(Window::whole(steps)).within(steps);
+    let edges = model.edges.as_deref();
     let wrap = t.el(parent, "section", "lv-timeline");
     let heading = t.el(wrap, "h3", "lv-h lv-tl-h");
     t.text(heading, text(lang, TlMsg::Heading));
+    let controls =
+        (edges.is_some() || steps > MIN_STEPS).then(|| t.el(wrap, "div", "lv-tl-controls"));
+    let controls = controls.unwrap_or(wrap);
     let time = match edges {
         Some(edges) => {
             t.attr(wrap, "data-axis", axis.as_str());
-            switch(t, wrap, lang, axis);
+            switch(t, controls, lang, axis);
             (axis == Axis::Time).then(|| {
                 let first = record.steps.first().and_then(|s| s.at).map(|a| a.millis());
                 (edges, first.unwrap_or_default(), zone)
@@ -62,19 +120,38 @@ pub fn section_on(
         }
         None => None,
     };
+    let all_rows = model.rows().count();
+    let controls = match (all_rows > MAX_ROWS, controls) {
+        (true, parent) if parent == wrap => t.el(wrap, "div", "lv-tl-controls"),
+        (_, parent) => parent,
+    };
+    let drawn_rows = rows::drawn(rows, all_rows);
+    if all_rows > MAX_ROWS {
+        row_buttons(t, controls, lang, drawn_rows, all_rows);
+    }
+    let keys_hint = if steps > MIN_STEPS {
+        zoom_buttons(t, controls, lang, window, steps);
+        TlMsg::KeysHintZoom
+    } else {
+        TlMsg::KeysHint
+    };
     let scroll = t.el(wrap, "div", "lv-tl-scroll");
-    let counted = draw(t, scroll, lang, &model, prefix, time);
+    let counted = draw(t, scroll, (lang, prefix), model, (window, rows), time);
     let hint = t.el(wrap, "p", "lv-tl-hint");
     t.attr(hint, "data-timeline-hint", "");
     t.attr(hint, "aria-hidden", "true");
     t.text(hint, text(lang, TlMsg::ScrollHint));
-    legend(t, wrap, lang, &model, counted);
+    legend(t, wrap, lang, model, (counted.refused, counted.dense));
     let (alt, keys) = described_by(prefix);
     for (id, words, data) in [
-        (&alt, alt_text(lang, &model), "data-timeline-alt"),
+        (
+            &alt,
+            alt_text_of(lang, model, window, drawn_rows),
+            "data-timeline-alt",
+        ),
         (
             &keys,
-            text(lang, TlMsg::KeysHint).to_string(),
+            text(lang, keys_hint).to_string(),
             "data-timeline-keys",
         ),
     ] {
@@ -129,18 +206,77 @@ fn switch(t: &mut Tree, parent: N, lang: Lang, axis: Axis) {
     }
 }
 
-/// On a time axis: the steps' places ([`time_edges`]), the first step's time and the zone.
-type TimeAxis<'a> = (Vec<u64>, u64, &'a dyn Zone);
+/// The zoom buttons (`aria-disabled` where they would change nothing) and the line that says
+/// which steps are drawn.
+fn zoom_buttons(t: &mut Tree, parent: N, lang: Lang, window: Window, steps: usize) {
+    let buttons = t.el(parent, "div", "lv-tl-zoom");
+    t.attr(buttons, "role", "group");
+    t.attr(buttons, "aria-label", text(lang, TlMsg::ZoomLabel));
+    for (zoom, words, sign) in [
+        (Zoom::In, TlMsg::ZoomIn, "+ "),
+        (Zoom::Out, TlMsg::ZoomOut, "− "),
+        (Zoom::Whole, TlMsg::ZoomWhole, ""),
+    ] {
+        let button = t.el(buttons, "button", "lv-tl-zoom-button");
+        t.attr(button, "type", "button");
+        t.attr(button, "data-zoom", zoom.as_str());
+        let can = window.can(zoom, steps);
+        t.attr(button, "aria-disabled", if can { "false" } else { "true" });
+        t.text(button, &format!("{sign}{}", text(lang, words)));
+    }
+    let shown = t.el(buttons, "span", "lv-tl-window");
+    t.attr(shown, "data-zoom-window", "");
+    let words = fill(
+        text(lang, TlMsg::ZoomWindow),
+        &[&group(window.from + 1), &group(window.to), &group(steps)],
+    );
+    t.text(shown, &words);
+}
 
-/// The drawing and its row labels; whether some refused steps are drawn counted together.
+/// The buttons that show earlier and later rows (`aria-disabled` at either end), and the line
+/// that says which rows are drawn (`first..end` of `rows`).
+fn row_buttons(t: &mut Tree, parent: N, lang: Lang, (first, end): (usize, usize), rows: usize) {
+    let buttons = t.el(parent, "div", "lv-tl-rows");
+    t.attr(buttons, "role", "group");
+    t.attr(buttons, "aria-label", text(lang, TlMsg::RowsLabel));
+    for (which, words, can) in [
+        (Rows::Earlier, TlMsg::RowsEarlier, first > 0),
+        (Rows::Later, TlMsg::RowsLater, end < rows),
+    ] {
+        let button = t.el(buttons, "button", "lv-tl-zoom-button");
+        t.attr(button, "type", "button");
+        t.attr(button, "data-rows", which.as_str());
+        t.attr(button, "aria-disabled", if can { "false" } else { "true" });
+        t.text(button, text(lang, words));
+    }
+    let shown = t.el(buttons, "span", "lv-tl-window");
+    t.attr(shown, "data-rows-window", "");
+    let words = fill(
+        text(lang, TlMsg::RowsWindow),
+        &[&group(first + 1), &group(end), &group(rows)],
+    );
+    t.text(shown, &words);
+}
+
+/// On a time axis: the steps' places ([`Timeline::edges`]), the first step's time and the zone.
+type TimeAxis<'a> = (&'a [u64], u64, &'a dyn Zone);
+
+/// What the drawing counted together: refused steps close together, runs too close to draw
+/// apart (for the legend).
+pub(super) struct Counted {
+    refused: bool,
+    dense: bool,
+}
+
+/// The drawing and its row labels, of the steps of `window`.
 fn draw(
     t: &mut Tree,
     parent: N,
-    lang: Lang,
+    (lang, prefix): (Lang, &str),
     model: &Timeline,
-    prefix: &str,
+    (window, first_row): (Window, usize),
     time: Option<TimeAxis>,
-) -> bool {
+) -> Counted {
     let dispatcher = model.groups.len() > 1;
     let label_w = label_width(model);
     let (edges, time) = match time {
@@ -152,16 +288,25 @@ fn draw(
         label_w,
         plot_w: WIDTH - label_w - PAD_RIGHT,
         edges,
+        window,
     };
-    let col = g.plot_w * 100 / g.steps.max(1);
-    let rows: usize = model.groups.iter().map(|g| g.rows.len()).sum();
-    let heads = if dispatcher {
-        model.groups.len() as u64
-    } else {
-        0
+    let col = g.plot_w * 100 / window.len().max(1) as u64;
+    // The rows drawn, counted over the groups, and the groups that have some of them (every
+    // group when every row is drawn).
+    let all_rows: usize = model.groups.iter().map(|g| g.rows.len()).sum();
+    let (row_from, row_to) = rows::drawn(first_row, all_rows);
+    let shows = |at: usize, group: &Group| {
+        all_rows <= MAX_ROWS || (at < row_to && at + group.rows.len() > row_from)
     };
-    let rows_end = AXIS_H + heads * GROUP_H + rows as u64 * ROW_H;
-    let (marks, levels) = refused_marks(model, &g, col);
+    let mut heads = 0;
+    let mut at = 0;
+    for group in &model.groups {
+        heads += u64::from(dispatcher && shows(at, group));
+        at += group.rows.len();
+    }
+    let rows_end = AXIS_H + heads * GROUP_H + (row_to - row_from) as u64 * ROW_H;
+    let refused = window.part(&model.refused, |&(step, _)| step);
+    let (marks, levels) = refused_marks(refused, &g, col);
     let band = if model.refused.is_empty() {
         0
     } else {
@@ -188,6 +333,10 @@ fn draw(
         ("tabindex", "0"),
         ("data-timeline", ""),
         ("data-steps", &model.steps.to_string()),
+        ("data-window-from", &window.from.to_string()),
+        ("data-window-to", &window.to.to_string()),
+        ("data-rows-from", &row_from.to_string()),
+        ("data-rows-to", &row_to.to_string()),
         ("data-plot-x", &g.label_w.to_string()),
         ("data-plot-w", &g.plot_w.to_string()),
         ("aria-label", text(lang, TlMsg::SliderLabel)),
@@ -208,12 +357,19 @@ fn draw(
     patterns(t, root, prefix);
     match time {
         Some((first, zone)) => time_axis(t, root, &g, (first, zone, lang), rows_end),
-        None => axis(t, root, &g, model.steps, rows_end),
+        None => axis(t, root, &g, rows_end),
     }
 
     // Rows.
     let mut y = AXIS_H;
+    let mut dense = false;
+    let mut at = 0;
     for group in &model.groups {
+        let (first, shown) = (at, shows(at, group));
+        at += group.rows.len();
+        if !shown {
+            continue;
+        }
         if dispatcher {
             t.svg_text(
                 labels,
@@ -228,7 +384,10 @@ fn draw(
             }
             y += GROUP_H;
         }
-        for row in &group.rows {
+        let rows = &group.rows;
+        let drawn = row_from.saturating_sub(first).min(rows.len())
+            ..row_to.saturating_sub(first).min(rows.len());
+        for row in &rows[drawn] {
             let class = if row.untouched {
                 "lv-tl-label lv-tl-untouched"
             } else {
@@ -236,7 +395,7 @@ fn draw(
             };
             let label = clip(&row_label(lang, row), g.label_w - 12);
             t.svg_text(labels, class, 400, y + 16, &label);
-            draw_row(t, root, prefix, &g, row, y);
+            dense |= draw_row(t, root, prefix, &g, row, y);
             y += ROW_H;
         }
     }
@@ -264,22 +423,31 @@ fn draw(
     let marker = t.rect(
         root,
         "lv-tl-current",
-        (g.x(0), 20),
-        ((g.x(1) - g.x(0)).max(200), rows_end - 20),
+        (g.x(window.from), 20),
+        (
+            (g.x(window.from + 1) - g.x(window.from)).max(200),
+            rows_end - 20,
+        ),
     );
     t.attr(marker, "data-current-marker", "");
     t.attr(marker, "display", "none");
-    marks
-        .iter()
-        .any(|(mark, _)| matches!(mark, Mark::Bucket { .. }))
+    Counted {
+        refused: marks
+            .iter()
+            .any(|(mark, _)| matches!(mark, Mark::Bucket { .. })),
+        dense,
+    }
 }
 
-/// Step numbers (from 1) at a readable interval, and a light grid down to `rows_end`.
-fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
-    let col = g.plot_w * 100 / g.steps.max(1);
+/// Step numbers (from 1) of the window at a readable interval, and a light grid down to
+/// `rows_end`.
+fn axis(t: &mut Tree, root: N, g: &Geometry<'_>, rows_end: u64) {
+    let Window { from, to } = g.window;
+    let col = g.plot_w * 100 / (to - from).max(1) as u64;
     let mut every = 1u64;
     for n in [
-        1u64, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000,
+        1u64, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
+        100_000, 200_000, 500_000, 1_000_000,
     ] {
         every = n;
         if n * col >= 4_000 {
@@ -289,11 +457,11 @@ fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
     let axis = t.svg(root, "g", "lv-tl-axis");
     let (left, _) = g.plot();
     let mut grid = String::new();
-    for s in 0..steps {
-        let number = s as u64 + 1;
-        if s != 0 && !number.is_multiple_of(every) {
-            continue;
-        }
+    // The window's first step, then every multiple of `every` after it.
+    let first = from as u64 + 1;
+    let mut number = first;
+    while number <= to as u64 {
+        let s = (number - 1) as usize;
         let center = g.x(s) + col / 2;
         let label = group(number as usize);
         let w = small_w(&label);
@@ -312,6 +480,11 @@ fn axis(t: &mut Tree, root: N, g: &Geometry, steps: usize, rows_end: u64) {
         push_px(&mut grid, center);
         grid.push_str(",20V");
         push_number(&mut grid, rows_end);
+        number = (number / every + 1) * every;
+        // In a window, the first label's neighbour is left out when they would overlap.
+        if from > 0 && number < first + every && (number - first) * col < 4_000 {
+            number += every;
+        }
     }
     let grid_path = t.svg(root, "path", "lv-tl-grid");
     t.attr(grid_path, "d", &grid);
@@ -330,12 +503,10 @@ fn time_axis(
     const MINUTE: u64 = 60 * SECOND;
     const HOUR: u64 = 60 * MINUTE;
     const DAY: u64 = 24 * HOUR;
-    let span = g
-        .edges
-        .as_ref()
-        .and_then(|e| e.last().copied())
-        .unwrap_or(1)
-        .max(1);
+    // The window's span, in milliseconds from its first step.
+    let (start, end) = g.time_span();
+    let span = (end - start).max(1);
+    let first = first + start;
     // Wide enough for the longest label (12:04:05.123, about 84 px) with room around it.
     let min_px = 100;
     let every = [
@@ -425,7 +596,33 @@ fn time_axis(
     t.attr(grid_path, "d", &grid);
 }
 
-fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top: u64) {
+/// Segments narrower than this (hundredths of a pixel) are counted together with their
+/// neighbours, if idle or running: a row is then at most a few hundred marks.
+const DENSE_W: u64 = 200;
+/// The shades of marks counted together: none of their steps held, then by quarters.
+const SHADES: usize = 5;
+
+/// Idle and running segments too narrow to draw apart, counted together: steps `from` to `to`
+/// (inclusive), how many segments, and how many of their steps a run held the lane; the first
+/// segment (with its steps in the window), drawn as itself if it stays alone.
+struct Dense<'s, 'a> {
+    from: usize,
+    to: usize,
+    count: u64,
+    busy: u64,
+    first: (&'s Segment<'a>, usize, usize),
+}
+
+/// A row's marks of one shade: one path, the segments and held steps they count.
+#[derive(Default)]
+struct Shade {
+    d: String,
+    count: u64,
+    busy: u64,
+}
+
+/// Draws the segments of `row` in the window; returns whether some were counted together.
+fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top: u64) -> bool {
     let group = t.svg(parent, "g", "lv-tl-row");
     t.attr(group, "data-timeline-row", &row.id);
     let kind = match row.kind {
@@ -436,29 +633,110 @@ fn draw_row(t: &mut Tree, parent: N, prefix: &str, g: &Geometry, row: &Row, top:
     if let Some(queue) = row.queue {
         t.attr(group, "data-queue", queue);
     }
-    for segment in &row.segments {
-        let x = g.x(segment.from);
-        let mut w = g.x(segment.to + 1) - x;
-        if !matches!(segment.state, State::Idle) {
-            // A one-step run in a long record is still visible.
-            w = w.max(100);
+    let Window { from, to } = g.window;
+    let first = row.segments.partition_point(|s| s.to < from);
+    let mut dense: Option<Dense> = None;
+    let mut shades: [Shade; SHADES] = Default::default();
+    // More steps than pixels: even a narrow span alone is counted in its shade (a row of a
+    // busy record would otherwise be thousands of slivers).
+    let crowded = (to - from) as u64 > g.plot_w;
+    let mut flush = |t: &mut Tree, dense: Option<Dense>| {
+        let Some(d) = dense else { return };
+        if d.count == 1 && !crowded {
+            // Alone, where steps have room: drawn as itself.
+            let (segment, a, b) = d.first;
+            draw_segment(t, group, prefix, g, segment, (a, b), top);
+            return;
         }
-        let r = shape(t, group, prefix, segment.state, (x, w), top);
-        t.attr(r, "data-segment", "");
-        t.attr(r, "data-state", segment.state.as_str());
-        t.attr_number(r, "data-from", segment.from as u64);
-        t.attr_number(r, "data-to", segment.to as u64);
-        let (bar, fill) = look(segment.state);
-        if let Some(run) = segment.run
-            && bar == Bar::Full
-            && (text_w(run) + 10) * 100 <= w
-        {
-            // White on the solid bar; on a pattern, text with a halo.
-            let class = match fill {
-                Fill::Class(_) => "lv-tl-runlabel",
-                Fill::Pattern(_) => "lv-tl-runlabel lv-tl-halo",
-            };
-            t.svg_text(group, class, x + 500, top + 16, run);
+        let steps = (d.to - d.from + 1) as u64;
+        let shade = if d.busy == 0 {
+            0
+        } else {
+            1 + (d.busy * 4 - 1) / steps
+        };
+        let x = g.x(d.from);
+        let w = (g.x(d.to + 1) - x).max(100);
+        let s = &mut shades[shade as usize];
+        s.d.push('M');
+        push_px(&mut s.d, x);
+        s.d.push(',');
+        push_number(&mut s.d, top + 4);
+        s.d.push('h');
+        push_px(&mut s.d, w);
+        s.d.push_str("v16h-");
+        push_px(&mut s.d, w);
+        s.d.push('z');
+        s.count += d.count;
+        s.busy += d.busy;
+    };
+    for segment in row.segments[first..].iter().take_while(|s| s.from < to) {
+        let (a, b) = (segment.from.max(from), segment.to.min(to - 1));
+        let w = g.x(b + 1) - g.x(a);
+        if w < DENSE_W && matches!(segment.state, State::Idle | State::Running) {
+            let d = dense.get_or_insert(Dense {
+                from: a,
+                to: a,
+                count: 0,
+                busy: 0,
+                first: (segment, a, b),
+            });
+            d.to = b;
+            d.count += 1;
+            if segment.state == State::Running {
+                d.busy += (b - a + 1) as u64;
+            }
+            if g.x(d.to + 1) - g.x(d.from) >= DENSE_W {
+                flush(t, dense.take());
+            }
+            continue;
         }
+        flush(t, dense.take());
+        draw_segment(t, group, prefix, g, segment, (a, b), top);
+    }
+    flush(t, dense.take());
+    let mut counted = false;
+    for (n, shade) in shades.iter().enumerate().filter(|(_, s)| s.count > 0) {
+        let path = t.svg(group, "path", &format!("lv-tl-dense lv-tl-d{n}"));
+        t.attr(path, "d", &shade.d);
+        t.attr_number(path, "data-dense", n as u64);
+        t.attr_number(path, "data-count", shade.count);
+        t.attr_number(path, "data-busy", shade.busy);
+        counted = true;
+    }
+    counted
+}
+
+/// One segment (steps `a` to `b` of it, those in the window), with its run's label if it fits.
+fn draw_segment(
+    t: &mut Tree,
+    group: N,
+    prefix: &str,
+    g: &Geometry,
+    segment: &Segment,
+    (a, b): (usize, usize),
+    top: u64,
+) {
+    let x = g.x(a);
+    let mut w = g.x(b + 1) - x;
+    if !matches!(segment.state, State::Idle) {
+        // A one-step run in a long record is still visible.
+        w = w.max(100);
+    }
+    let r = shape(t, group, prefix, segment.state, (x, w), top);
+    t.attr(r, "data-segment", "");
+    t.attr(r, "data-state", segment.state.as_str());
+    t.attr_number(r, "data-from", segment.from as u64);
+    t.attr_number(r, "data-to", segment.to as u64);
+    let (bar, fill) = look(segment.state);
+    if let Some(run) = segment.run
+        && bar == Bar::Full
+        && (text_w(run) + 10) * 100 <= w
+    {
+        // White on the solid bar; on a pattern, text with a halo.
+        let class = match fill {
+            Fill::Class(_) => "lv-tl-runlabel",
+            Fill::Pattern(_) => "lv-tl-runlabel lv-tl-halo",
+        };
+        t.svg_text(group, class, x + 500, top + 16, run);
     }
 }

@@ -9,9 +9,12 @@ use crate::tree::{N, Tree};
 const MARK_H: u64 = 4;
 
 /// Draws a mark under `parent` for each pixel column of `g` that holds steps of `steps`
-/// (matches, in order): `[data-find-mark][data-from][data-to][data-count]` (steps from 0, `to`
-/// inclusive). Returns how many marks were drawn.
+/// (matches, in order; those outside its window are left out):
+/// `[data-find-mark][data-from][data-to][data-count]` (steps from 0, `to` inclusive). Returns
+/// how many marks were drawn.
 pub fn found_marks(t: &mut Tree, parent: N, g: &Geometry, steps: &[u32]) -> usize {
+    // Those the drawing shows.
+    let steps = g.window.part(steps, |&s| s as usize);
     let mut marks = 0;
     let mut at = 0;
     while let Some(&first) = steps.get(at) {
@@ -48,12 +51,13 @@ mod tests {
     use super::*;
     use crate::tree::{ROOT, html};
 
-    fn plot(steps: u64) -> Geometry {
+    fn plot(steps: u64) -> Geometry<'static> {
         Geometry {
             steps,
             label_w: 100,
             plot_w: 700,
             edges: None,
+            window: super::super::zoom::Window::whole(steps as usize),
         }
     }
 

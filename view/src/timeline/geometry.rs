@@ -4,6 +4,8 @@
 
 use project_lanes::record::Record;
 
+use super::zoom::Window;
+
 /// The SVG's width in px.
 pub const WIDTH: u64 = 880;
 pub(super) const PAD_RIGHT: u64 = 12;
@@ -93,7 +95,7 @@ pub fn time_edges(record: &Record) -> Option<Vec<u64>> {
 }
 
 /// Where things go: the label column, the plot, and the step ↔ x mapping.
-pub struct Geometry {
+pub struct Geometry<'a> {
     /// The record's steps.
     pub steps: u64,
     /// The width of the label column, in SVG units.
@@ -101,23 +103,29 @@ pub struct Geometry {
     /// The width of the plot, in SVG units; it starts at `label_w`.
     pub plot_w: u64,
     /// On a time axis, [`time_edges`]; `None` for one column per step.
-    pub edges: Option<Vec<u64>>,
+    pub edges: Option<&'a [u64]>,
+    /// The steps drawn, spread over the whole plot.
+    pub window: Window,
 }
 
-impl Geometry {
-    /// x of the left edge of `step` (or the right edge of the plot for `steps`), in hundredths.
+impl Geometry<'_> {
+    /// x of the left edge of `step` (or the right edge of the plot for the window's end), in
+    /// hundredths; a step outside the window is at the plot's nearer edge.
     pub fn x(&self, step: usize) -> u64 {
-        if let Some(edges) = &self.edges {
-            let end = edges.last().copied().unwrap_or(1).max(1);
-            let at = edges.get(step).copied().unwrap_or(end);
+        let Window { from, to } = self.window;
+        let step = step.clamp(from, to);
+        if let Some(edges) = self.edges {
+            let last = edges.last().copied().unwrap_or(0);
+            let edge = |s: usize| edges.get(s).copied().unwrap_or(last);
+            let span = (edge(to) - edge(from)).max(1);
             // In floating point: times times widths overflow 64 bits, and 128-bit division
             // costs the viewer a kilobyte of code.
-            let offset = at as f64 * (self.plot_w * 100) as f64 / end as f64;
+            let offset =
+                (edge(step) - edge(from)) as f64 * (self.plot_w * 100) as f64 / span as f64;
             return self.label_w * 100 + offset as u64;
         }
-        (self.label_w + (step as u64).min(self.steps) * self.plot_w / self.steps.max(1)) * 100
-            + ((step as u64).min(self.steps) * self.plot_w % self.steps.max(1)) * 100
-                / self.steps.max(1)
+        let (k, len) = ((step - from) as u64, (to - from).max(1) as u64);
+        (self.label_w + k * self.plot_w / len) * 100 + (k * self.plot_w % len) * 100 / len
     }
 
     /// Where a mark for `step` goes, in hundredths: the middle of its column (`col` wide) with
@@ -131,17 +139,28 @@ impl Geometry {
 
     /// The step whose column holds `x` (hundredths), if one does.
     pub fn step_at(&self, x: u64) -> Option<usize> {
-        let steps = self.steps as usize;
-        if steps == 0 || x < self.x(0) || x >= self.x(steps) {
+        let Window { from, to } = self.window;
+        if from >= to || x < self.x(from) || x >= self.x(to) {
             return None;
         }
         // The last step whose left edge is at or before x.
-        let (mut lo, mut hi) = (0, steps);
+        let (mut lo, mut hi) = (from, to);
         while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
+            let mid = lo + (hi - lo) / 2;
             if self.x(mid) <= x { lo = mid } else { hi = mid }
         }
         Some(lo)
+    }
+
+    /// On a time axis, the window's start and end in milliseconds from the first step (the
+    /// end is the next step's time, or the record's end); `(0, 0)` on a step axis.
+    pub(super) fn time_span(&self) -> (u64, u64) {
+        let Some(edges) = self.edges else {
+            return (0, 0);
+        };
+        let last = edges.last().copied().unwrap_or(0);
+        let edge = |s: usize| edges.get(s).copied().unwrap_or(last);
+        (edge(self.window.from), edge(self.window.to))
     }
 
     /// The plot's left and right edges, in hundredths.
@@ -160,6 +179,7 @@ mod tests {
             label_w: 100,
             plot_w: 100,
             edges: None,
+            window: Window::whole(3),
         };
         assert_eq!((g.x(0), g.x(1), g.x(3)), (10_000, 13_333, 20_000));
         assert_eq!(g.step_at(9_999), None);
@@ -176,7 +196,8 @@ mod tests {
             steps: 3,
             label_w: 100,
             plot_w: 533,
-            edges: Some(vec![0, 100, 400, 533]),
+            edges: Some(&[0, 100, 400, 533]),
+            window: Window::whole(3),
         };
         assert_eq!(
             (g.x(0), g.x(1), g.x(2), g.x(3)),
@@ -191,8 +212,39 @@ mod tests {
             steps: 3,
             label_w: 0,
             plot_w: 100,
-            edges: Some(vec![0, 50, 50, 100]),
+            edges: Some(&[0, 50, 50, 100]),
+            window: Window::whole(3),
         };
         assert_eq!(g.step_at(5_000), Some(2));
+    }
+
+    #[test]
+    fn a_window_is_spread_over_the_whole_plot() {
+        let g = Geometry {
+            steps: 1_000,
+            label_w: 100,
+            plot_w: 100,
+            edges: None,
+            window: Window { from: 500, to: 504 },
+        };
+        assert_eq!((g.x(500), g.x(501), g.x(504)), (10_000, 12_500, 20_000));
+        assert_eq!(
+            (g.x(0), g.x(999)),
+            (10_000, 20_000),
+            "outside: at the edges"
+        );
+        assert_eq!(g.step_at(10_000), Some(500));
+        assert_eq!(g.step_at(19_999), Some(503));
+        assert_eq!(g.step_at(20_000), None);
+        // On a time axis: steps 1 and 2, from 100 to 400 ms.
+        let g = Geometry {
+            steps: 3,
+            label_w: 0,
+            plot_w: 300,
+            edges: Some(&[0, 100, 400, 533]),
+            window: Window { from: 1, to: 2 },
+        };
+        assert_eq!((g.x(1), g.x(2), g.x(0)), (0, 30_000, 0));
+        assert_eq!(g.step_at(29_999), Some(1));
     }
 }

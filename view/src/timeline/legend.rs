@@ -13,7 +13,14 @@ use crate::i18n::{Lang, TlMsg, text};
 use crate::tree::{N, Tree};
 
 /// The legend, in the viewer's language: the states this record can show, and the marks.
-pub(super) fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, counted: bool) {
+/// `counted`: whether refused steps and runs were counted together in the drawing.
+pub(super) fn legend(
+    t: &mut Tree,
+    parent: N,
+    lang: Lang,
+    model: &Timeline,
+    (refused, dense): (bool, bool),
+) {
     let wrap = t.el(parent, "div", "lv-tl-legend");
     t.attr(wrap, "role", "group");
     t.attr(wrap, "aria-label", text(lang, TlMsg::Legend));
@@ -48,8 +55,11 @@ pub(super) fn legend(t: &mut Tree, parent: N, lang: Lang, model: &Timeline, coun
     if !model.refused.is_empty() {
         keys.push((TlMsg::RefusedMark, "lv-tl-key lv-tl-key-refused"));
     }
-    if counted {
+    if refused {
         keys.push((TlMsg::RefusedBucket, "lv-tl-key lv-tl-key-bucket"));
+    }
+    if dense {
+        keys.push((TlMsg::DenseMark, "lv-tl-key lv-tl-key-dense"));
     }
     for (msg, class) in keys {
         let item = t.el(marks, "li", class);
@@ -68,7 +78,7 @@ pub fn svg_legend(
     parent: N,
     lang: Lang,
     model: &Timeline,
-    counted: bool,
+    (refused, dense): (bool, bool),
     prefix: &str,
     (top, width): (u64, u64),
 ) -> u64 {
@@ -119,8 +129,11 @@ pub fn svg_legend(
     if !model.refused.is_empty() {
         marks.push(TlMsg::RefusedMark);
     }
-    if counted {
+    if refused {
         marks.push(TlMsg::RefusedBucket);
+    }
+    if dense {
+        marks.push(TlMsg::DenseMark);
     }
     let mut x = 0;
     for msg in &marks {
@@ -132,6 +145,8 @@ pub fn svg_legend(
             t.attr(guide, "d", &format!("M{},{}V{}", kx + 7, ky + 2, ky + 22));
             let cross = t.svg(key, "path", "lv-tl-cross");
             t.attr(cross, "d", &format!("M{},{}l8,8m0,-8l-8,8", kx + 3, ky + 8));
+        } else if *msg == TlMsg::DenseMark {
+            t.rect(key, "lv-tl-dense lv-tl-d2", (kx * 100, ky + 4), (1_400, 16));
         } else {
             t.rect(key, "lv-tl-bucket-bar", (kx * 100, ky + 7), (1_400, 10));
         }

@@ -9,10 +9,13 @@
 //! steps plus the changes, never steps × rows. A record of more than [`MAX_RESERVATION_ROWS`]
 //! reservations draws no row per reservation (its lanes show who held each project).
 
+use std::collections::HashMap;
+
 use project_lanes::LaneState;
 use project_lanes::dispatch::ReservationState;
 use project_lanes::record::{Record, StepResult};
 
+use super::geometry::time_edges;
 use crate::i18n::{Lang, Msg, Term, text};
 
 /// What one step of one row shows.
@@ -108,6 +111,8 @@ pub struct Timeline<'a> {
     pub groups: Vec<Group<'a>>,
     /// Refused steps and their error codes.
     pub refused: Vec<(usize, &'static str)>,
+    /// The steps' places on a time axis ([`time_edges`]), if every step has a time.
+    pub edges: Option<Vec<u64>>,
 }
 
 impl Timeline<'_> {
@@ -139,9 +144,18 @@ pub const MAX_RESERVATION_ROWS: usize = 64;
 
 /// Builds the timeline from the snapshots the record saved after each step.
 pub fn timeline(record: &Record) -> Timeline<'_> {
-    if record.version == project_lanes::record::VERSION_3 {
-        return sparse(record);
-    }
+    let mut model = if record.version == project_lanes::record::VERSION_3 {
+        sparse(record)
+    } else {
+        dense(record)
+    };
+    model.edges = time_edges(record);
+    model
+}
+
+/// The timeline of a record that saved every lane and reservation after every step (versions
+/// 1 and 2).
+fn dense(record: &Record) -> Timeline<'_> {
     let steps = record.steps.len();
     let mut lanes: Vec<Row> = record
         .projects
@@ -229,6 +243,7 @@ pub fn timeline(record: &Record) -> Timeline<'_> {
         steps,
         groups,
         refused,
+        edges: None,
     }
 }
 
@@ -305,7 +320,14 @@ fn sparse(record: &Record) -> Timeline<'_> {
             open
         })
         .collect();
-    let lane = |lanes: &[Open], project: &str| lanes.iter().position(|o| o.row.project == project);
+    // Each project's row, found in constant time: a record may have thousands of projects.
+    let lane_rows: HashMap<&str, usize> = record
+        .projects
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
+    let lane = |project: &str| lane_rows.get(project).copied();
     let start = record.start.as_ref();
     for lease in start.map_or(&[][..], |s| s.leases.as_slice()) {
         let state = match lease.state {
@@ -313,24 +335,15 @@ fn sparse(record: &Record) -> Timeline<'_> {
             project_lanes::record::StartLeaseState::StopRequested => State::StopRequested,
             project_lanes::record::StartLeaseState::Released => continue,
         };
-        if let Some(i) = lane(&lanes, &lease.project) {
+        if let Some(i) = lane(&lease.project) {
             lanes[i].set(state, Some(&lease.run), 0);
         }
     }
-    let count = start.map_or(0, |s| s.reservations.len())
-        + record
-            .steps
-            .iter()
-            .filter(|s| {
-                s.op == project_lanes::record::Op::Enqueue
-                    && !matches!(s.result, StepResult::Error(_))
-            })
-            .count();
-    let rows = count <= MAX_RESERVATION_ROWS;
+    let rows = sparse_reservations(record) <= MAX_RESERVATION_ROWS;
     let mut reservations: Vec<Open> = Vec::new();
     for view in start.map_or(&[][..], |s| s.reservations.as_slice()) {
         if view.state.holds_lane()
-            && let Some(i) = lane(&lanes, &view.project)
+            && let Some(i) = lane(&view.project)
         {
             lanes[i].set(State::Running, Some(&view.run), 0);
         }
@@ -346,7 +359,7 @@ fn sparse(record: &Record) -> Timeline<'_> {
             refused.push((i, error.code()));
         }
         for view in &step.lanes {
-            if let Some(at) = lane(&lanes, &view.project) {
+            if let Some(at) = lane(&view.project) {
                 lanes[at].set(lane_state(view), view.run.as_deref(), i);
             }
         }
@@ -393,7 +406,22 @@ fn sparse(record: &Record) -> Timeline<'_> {
         steps,
         groups,
         refused,
+        edges: None,
     }
+}
+
+/// The reservations of a version 3 record: those at its start, and every one enqueued.
+pub(super) fn sparse_reservations(record: &Record) -> usize {
+    let start = record.start.as_ref().map_or(0, |s| s.reservations.len());
+    start
+        + record
+            .steps
+            .iter()
+            .filter(|s| {
+                s.op == project_lanes::record::Op::Enqueue
+                    && !matches!(s.result, StepResult::Error(_))
+            })
+            .count()
 }
 
 fn reservation_row(view: &project_lanes::dispatch::ReservationView) -> Row<'_> {

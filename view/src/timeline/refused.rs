@@ -3,7 +3,6 @@
 //! count. Labels (codes, counts) take up to [`MAX_LEVELS`] lines; counts are placed first.
 
 use super::geometry::{AXIS_H, BUCKET, CODE_H, Geometry, MAX_LEVELS, WIDTH, small_w};
-use super::model::Timeline;
 use crate::i18n::group;
 use crate::tree::{N, Tree, px};
 
@@ -26,10 +25,14 @@ pub(super) type Placed = (Mark, Option<(u64, u64)>);
 /// The refused marks, left to right, each with its label's place (start in hundredths, line)
 /// if it has room; and the number of label lines used. Counts are placed first: a code that
 /// finds no room is left out, a count never.
-pub(super) fn refused_marks(model: &Timeline, g: &Geometry, col: u64) -> (Vec<Placed>, u64) {
+pub(super) fn refused_marks(
+    refused: &[(usize, &'static str)],
+    g: &Geometry,
+    col: u64,
+) -> (Vec<Placed>, u64) {
     let (left, right) = g.plot();
     let mut buckets: Vec<(u64, Vec<(usize, &'static str)>)> = Vec::new();
-    for &(step, code) in &model.refused {
+    for &(step, code) in refused {
         let bucket = (g.center(step, col) - left) / BUCKET;
         match buckets.last_mut() {
             Some((b, steps)) if *b == bucket => steps.push((step, code)),
@@ -178,8 +181,9 @@ mod tests {
             label_w: 100,
             plot_w: WIDTH - 100 - PAD_RIGHT,
             edges: None,
+            window: super::super::zoom::Window::whole(10_000),
         };
-        let (marks, levels) = refused_marks(&model, &g, g.plot_w * 100 / 10_000);
+        let (marks, levels) = refused_marks(&model.refused, &g, g.plot_w * 100 / 10_000);
         assert!(marks.len() < 40, "{} marks", marks.len());
         assert!(levels <= MAX_LEVELS as u64);
         let counted: usize = marks

@@ -117,15 +117,17 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
         core.change(view, |s| ((), s.find_step(forward)));
     } else if let Some(axis) = timeline::axis_click(&target) {
         core.change(view, |s| ((), s.set_axis(axis)));
-        // The switch was drawn again: keep focus on the same choice.
+        // The control was drawn again: focus stays on it.
         view.focus_after = view.find(&format!("[data-axis-choice={}]", axis.as_str()));
+    } else if let Some(zoom) = timeline::zoom_click(&target) {
+        core.change(view, |s| ((), s.set_zoom(zoom)));
+        view.focus_after = view.find(&format!("[data-zoom={}]", zoom.as_str()));
+    } else if let Some(rows) = timeline::rows_click(&target) {
+        core.change(view, |s| ((), s.page_rows(rows)));
+        view.focus_after = view.find(&format!("[data-rows={}]", rows.as_str()));
     } else if let Some(action) = {
         let state = core.state.borrow();
-        let record = state
-            .selected_entry()
-            .and_then(|e| e.content.loaded())
-            .map(|l| &l.record);
-        timeline::click(&target, &event, record)
+        timeline::click(&target, &event, view.edges(&state))
     } {
         // A column, or the previous/next buttons.
         select_step(core, view, action);
@@ -202,7 +204,18 @@ fn on_keydown(core: &Core, view: &mut View, event: Event) {
         core.change(view, |s| ((), s.find_step(forward)));
         return;
     }
-    if keys.alt_key() || keys.ctrl_key() || keys.meta_key() || keys.shift_key() {
+    if keys.alt_key() || keys.ctrl_key() || keys.meta_key() {
+        return;
+    }
+    // `+` takes Shift on many keyboards.
+    if let Some(target) = event_element(&event)
+        && let Some(zoom) = timeline::zoom_key(&target, &event)
+    {
+        event.prevent_default();
+        core.change(view, |s| ((), s.set_zoom(zoom)));
+        return;
+    }
+    if keys.shift_key() {
         return;
     }
     if let Some(target) = event_element(&event)

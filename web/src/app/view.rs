@@ -8,6 +8,7 @@ use js_sys::Reflect;
 use project_lanes_view::frame::{self, TabIds};
 use project_lanes_view::i18n::{Lang, Msg, text};
 use project_lanes_view::state::Write;
+use project_lanes_view::timeline::Drawing;
 use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlElement};
@@ -15,8 +16,10 @@ use web_sys::{Document, Element, HtmlElement};
 use super::{Core, hash_owner_key};
 use crate::dom::{Listener, attr, clear, css_string};
 use crate::entry::{Loaded, State};
+use crate::overview::Overview;
 use crate::panels::Panels;
 use crate::tree::build;
+use crate::zone::Browser;
 use crate::{find, link, render, steps, timeline, verify};
 
 pub struct View {
@@ -38,6 +41,8 @@ pub struct View {
     /// What was built per record and language (panels, timelines), kept for when the record is
     /// shown again: one bounded cache.
     panels: Panels,
+    /// The timeline model of the record shown last.
+    overview: Option<Overview>,
 }
 
 impl View {
@@ -82,6 +87,7 @@ impl View {
             core: Weak::new(),
             focus_after: None,
             panels: Panels::default(),
+            overview: None,
         }
     }
 
@@ -299,8 +305,23 @@ impl View {
         }
         let panels = &mut self.panels;
         let mut kept = |loaded: &Rc<Loaded>| panels.timeline(loaded, lang);
-        let on = (lang, state.axis, state.query.as_str());
-        let settled = render::panel(on, &self.panel, entry, &mut kept);
+        let model = entry
+            .content
+            .loaded()
+            .map(|l| Overview::of(&mut self.overview, l).model());
+        let drawing = Drawing {
+            axis: state.axis,
+            zone: &Browser,
+            window: Some(state.window()),
+            rows: state.rows,
+            model,
+        };
+        let settled = render::panel(
+            (lang, drawing, state.query.as_str()),
+            &self.panel,
+            entry,
+            &mut kept,
+        );
         if let Some(loaded) = entry.content.loaded() {
             self.panels.shown(loaded, lang);
         }
@@ -309,53 +330,81 @@ impl View {
         settled
     }
 
-    /// Draws the selected record's timeline again on the state's axis (`always`), or only if
-    /// the one shown (kept from before) is on another axis. Records without times have one
-    /// axis: nothing to do.
-    pub(super) fn redraw_timeline(&self, state: &State, always: bool) {
-        let Some(old) = self
-            .panel
-            .query_selector(".lv-timeline[data-axis]")
-            .ok()
-            .flatten()
-        else {
+    /// Draws the selected record's timeline again on the state's axis and window (`always`),
+    /// or only if the one shown (kept from before) is on another axis or of other steps.
+    pub(super) fn redraw_timeline(&mut self, state: &State, always: bool) {
+        let Some(old) = self.panel.query_selector(".lv-timeline").ok().flatten() else {
             return;
         };
-        if !always && old.get_attribute("data-axis").as_deref() == Some(state.axis.as_str()) {
+        let window = state.window();
+        let same = || {
+            let axis = old.get_attribute("data-axis");
+            let svg = old.query_selector("[data-timeline]").ok().flatten();
+            axis.is_none_or(|a| a == state.axis.as_str())
+                && svg.is_some_and(|svg| timeline::drawn(&svg) == (window, state.rows))
+        };
+        if !always && same() {
             return;
         }
         let Some(loaded) = state.selected_entry().and_then(|e| e.content.loaded()) else {
             return;
+        };
+        // A key on the drawing moved it: focus stays on the drawing, drawn again (a click on a
+        // button keeps focus on that button: the click's handler says so).
+        let had_focus = self
+            .doc
+            .active_element()
+            .is_some_and(|a| a.has_attribute("data-timeline") && old.contains(Some(&a)));
+        let drawing = Drawing {
+            axis: state.axis,
+            zone: &Browser,
+            window: Some(window),
+            rows: state.rows,
+            model: Some(Overview::of(&mut self.overview, loaded).model()),
         };
         let section = timeline::section_on(
             &self.doc,
             state.lang,
             &loaded.record,
             &self.panel.id(),
-            state.axis,
+            drawing,
         );
         old.replace_with_with_node_1(&section).ok();
+        if had_focus && let Ok(Some(drawing)) = section.query_selector("[data-timeline]") {
+            self.focus_after = Some(drawing.unchecked_into());
+        }
     }
 
     /// Shows the current step (`scroll`: into view); a card not built yet is marked once
     /// `settled` resolves.
-    pub(super) fn show_step(&self, state: &State, scroll: bool, settled: Option<js_sys::Promise>) {
+    pub(super) fn show_step(
+        &mut self,
+        state: &State,
+        scroll: bool,
+        settled: Option<js_sys::Promise>,
+    ) {
         let loaded = state.selected_entry().and_then(|e| e.content.loaded());
         if let (Some(loaded), Some(n)) = (loaded, state.current_step) {
             self.list_step(state.lang, loaded, n);
         }
-        let record = loaded.map(|l| &l.record);
         let current = state
             .current_step
-            .and_then(|n| Some((n, record?.steps.get(n)?)));
+            .and_then(|n| Some((n, loaded?.record.steps.get(n)?)));
+        let edges = loaded.and_then(|l| Overview::of(&mut self.overview, l).edges());
         timeline::show(
             &self.root,
             &self.panel,
-            (state.lang, record),
+            (state.lang, edges),
             current,
             scroll,
             settled,
         );
+    }
+
+    /// The steps' places on a time axis of the record shown (`None` without times).
+    pub(super) fn edges(&mut self, state: &State) -> Option<&[u64]> {
+        let loaded = state.selected_entry().and_then(|e| e.content.loaded())?;
+        Overview::of(&mut self.overview, loaded).edges()
     }
 
     /// The shown record's list of step cards, if it has one.
@@ -381,8 +430,10 @@ impl View {
     }
 
     /// Shows the find box's query, its matches and (`marks`) their marks on the timeline.
-    pub(super) fn show_find(&self, state: &State, marks: bool) {
-        find::show(&self.panel, state, marks);
+    pub(super) fn show_find(&mut self, state: &State, marks: bool) {
+        let loaded = state.selected_entry().and_then(|e| e.content.loaded());
+        let edges = loaded.and_then(|l| Overview::of(&mut self.overview, l).edges());
+        find::show(&self.panel, state, (marks, edges));
     }
 
     /// Shows new verification progress or its result, if that record is the one shown.
@@ -413,6 +464,7 @@ impl View {
         // records (the state's) stops their background verification.
         clear(&self.panel);
         self.panels.clear();
+        self.overview = None;
         if Reflect::get(&self.doc, &hash_owner_key())
             .ok()
             .is_some_and(|owner| owner == JsValue::from(&self.root))
