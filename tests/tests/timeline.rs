@@ -152,7 +152,11 @@ fn apart(root: &Element, expected: &Rows) -> Rows {
             .iter()
             .map(|d| attr(d, "data-count").unwrap().parse::<usize>().unwrap())
             .sum();
-        assert_eq!(counted, before - segments.len(), "{id}: spans counted together");
+        assert_eq!(
+            counted,
+            before - segments.len(),
+            "{id}: spans counted together"
+        );
     }
     rows
 }

@@ -140,9 +140,10 @@ impl Incoming {
             if let Some(hasher) = &mut lines.hasher {
                 hasher.update(chunk);
             }
-            if self.kept.len() as u64 + chunk.len() as u64 <= MAX_RECORD_BYTES {
+            // The text is kept while the whole file so far is within 16 MiB, and then never.
+            if self.bytes <= MAX_RECORD_BYTES {
                 self.kept.extend_from_slice(chunk);
-            } else {
+            } else if !self.kept.is_empty() {
                 self.kept = Vec::new();
             }
             if let Err(e) = lines
@@ -726,6 +727,31 @@ mod tests {
         );
         assert_eq!(located("projects[1]", "twice"), "projects[1]: twice");
         assert_eq!(located("steps", "needs 1"), "steps: needs 1");
+    }
+
+    #[test]
+    fn the_text_of_lines_is_kept_whole_or_not_at_all() {
+        let head = concat!(
+            r#"{"format":"project-lanes/record","version":3,"id":"v","#,
+            r#""title":{"en":"V","ja":"V"},"summary":{"en":"V","ja":"V"},"#,
+            r#""work_executed_here":false}"#,
+            "\n"
+        );
+        let step = b"{\"op\":\"view\",\"project\":\"docs\",\"result\":\"ok\",\"lane\":{\"project\":\"docs\",\"busy\":false}}\n";
+        let mut incoming = Incoming::new(u64::MAX);
+        incoming.push(head.as_bytes());
+        let piece = step.repeat(8_000);
+        while incoming.bytes() <= MAX_RECORD_BYTES {
+            incoming.push(&piece);
+            let whole = incoming.bytes() <= MAX_RECORD_BYTES;
+            let kept = if whole { incoming.bytes() } else { 0 };
+            assert_eq!(incoming.kept.len() as u64, kept);
+        }
+        for _ in 0..3 {
+            incoming.push(&piece);
+            assert!(incoming.kept.is_empty(), "no tail of the file is kept");
+        }
+        assert!(!incoming.failed());
     }
 
     #[test]
