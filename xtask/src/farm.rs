@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use project_lanes::journal::{Clock, Export, Journal};
 use project_lanes::record::{Text, Timestamp};
 use project_lanes::{Lease, Outcome, ProjectLanes};
+use project_lanes_view::i18n::group;
 
 use crate::util::Result;
 
@@ -93,6 +94,7 @@ pub fn farm(id: &str, steps: usize, projects: usize) -> Result<Vec<u8>> {
         en: en.into(),
         ja: ja.into(),
     };
+    let (steps, projects) = (group(steps), group(projects));
     let export = Export::new(id, "build farm")?
         .title(text(
             &format!("A busy build farm: {steps} steps over {projects} projects"),

@@ -1,11 +1,11 @@
 //! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese, with
 //! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
-//! page of records inside the page (one viewer in each language), the guide's chaos chapter and its
-//! embedding chapter (in English and Japanese), and a 100,000-step record at 1280 and 390 px (in
-//! both languages), in light and dark colour schemes, in each engine, as PNG files in
-//! `target/screenshots/` — to look at what the tests cannot judge. The pages are served from a
-//! copy of the built site with that record added (`target/screenshot-site/`), so the site
-//! itself stays as it is published.
+//! page of records inside the page (one viewer in each language), the guide's chaos chapter and
+//! its embedding chapter (in English and Japanese), and a 100,000-step record over 1,000
+//! projects (`farm.rs`) at 1280 and 390 px (in both languages), in light and dark colour
+//! schemes, in each engine, as PNG files in `target/screenshots/` — to look at what the tests
+//! cannot judge. The pages are served from a copy of the built site with that record added
+//! (`target/screenshot-site/`), so the site itself stays as it is published.
 //! Each picture is taken once every record on the page is shown and verified, with the window
 //! as tall as the page (up to `MAX_HEIGHT`).
 
@@ -26,7 +26,7 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, how many viewers the page holds, and the window's width.
-const SHOTS: [(&str, &str, usize, u32); 13] = [
+const SHOTS: [(&str, &str, usize, u32); 17] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
@@ -58,18 +58,25 @@ const SHOTS: [(&str, &str, usize, u32); 13] = [
     // The guide's embedding chapter, in English and in Japanese.
     ("guide-embedding", "guide/embedding.html", 1, WINDOW.0),
     ("guide-embedding-ja", "guide/ja/embedding.html", 1, WINDOW.0),
-    // A long record: the window of its steps, on a desk and on a phone.
+    // A long record: its overview, and the window of its steps near its end, on a desk and on a
+    // phone.
     ("large-en", LARGE_PAGE_EN, 1, WINDOW.0),
     ("large-ja", LARGE_PAGE_JA, 1, WINDOW.0),
     ("large-en-390", LARGE_PAGE_EN, 1, 390),
     ("large-ja-390", LARGE_PAGE_JA, 1, 390),
+    ("large-end-en", LARGE_END_EN, 1, WINDOW.0),
+    ("large-end-ja", LARGE_END_JA, 1, WINDOW.0),
+    ("large-end-en-390", LARGE_END_EN, 1, 390),
+    ("large-end-ja-390", LARGE_END_JA, 1, 390),
 ];
 
 /// Steps of the long record the pictures show, and where it is on the served copy.
 const LARGE_STEPS: usize = 100_000;
 const LARGE_FILE: &str = "screenshots/large-100000.jsonl";
-const LARGE_PAGE_EN: &str = "index.html#src=screenshots/large-100000.jsonl&lang=en&step=99990";
-const LARGE_PAGE_JA: &str = "index.html#src=screenshots/large-100000.jsonl&lang=ja&step=99990";
+const LARGE_PAGE_EN: &str = "index.html#src=screenshots/large-100000.jsonl&lang=en";
+const LARGE_PAGE_JA: &str = "index.html#src=screenshots/large-100000.jsonl&lang=ja";
+const LARGE_END_EN: &str = "index.html#src=screenshots/large-100000.jsonl&lang=en&step=99990";
+const LARGE_END_JA: &str = "index.html#src=screenshots/large-100000.jsonl&lang=ja&step=99990";
 
 /// True once `arguments[0]` viewers show a verified record, no tab is loading and the fonts
 /// are in.
@@ -94,7 +101,8 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
         "writing a {LARGE_STEPS}-step record for the pictures"
     ));
     std::fs::create_dir_all(site.join("screenshots"))?;
-    std::fs::write(site.join(LARGE_FILE), runs(LARGE_STEPS / 2))?;
+    let farm = crate::farm::farm("large-100000", LARGE_STEPS, 1_000)?;
+    std::fs::write(site.join(LARGE_FILE), farm)?;
     let server = StaticServer::bind(&site, 0)?;
     let addr = server.spawn();
     let out = project_root().join("target/screenshots");
@@ -137,28 +145,6 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A version 3 record of `runs` runs over 40 projects, each claimed and released (steps 2N and
-/// 2N+1 are run N's), as the core's writer writes it: about 6 MB for 100,000 steps.
-fn runs(runs: usize) -> String {
-    let mut out = String::from(concat!(
-        r#"{"format":"project-lanes/record","version":3,"id":"large-100000","#,
-        r#""title":{"en":"100,000 steps","ja":"100,000 ステップ"},"#,
-        r#""summary":{"en":"Runs over 40 projects, one after another.","ja":"40 のプロジェクトで、実行が順に続きます。"},"#,
-        r#""work_executed_here":false}"#,
-        "\n"
-    ));
-    for n in 0..runs {
-        let project = n % 40;
-        out.push_str(&format!(
-            "{{\"op\":\"claim\",\"project\":\"p{project:02}\",\"run\":\"run-{n}\",\"result\":\"ok\"}}\n\
-             {{\"op\":\"release\",\"lease\":\"L{}\",\"outcome\":\"succeeded\",\"result\":\"ok\"}}\n",
-            n + 1
-        ));
-    }
-    out.push_str(&format!("{{\"end\":{{\"steps\":{}}}}}\n", 2 * runs));
-    out
 }
 
 /// Opens `url`, waits until it is ready, makes the window as tall as the page and takes the

@@ -125,16 +125,16 @@ pub fn section_on(
         (true, parent) if parent == wrap => t.el(wrap, "div", "lv-tl-controls"),
         (_, parent) => parent,
     };
-    let drawn_rows = rows::drawn(rows, all_rows);
-    if all_rows > MAX_ROWS {
-        row_buttons(t, controls, lang, drawn_rows, all_rows);
-    }
     let keys_hint = if steps > MIN_STEPS {
         zoom_buttons(t, controls, lang, window, steps);
         TlMsg::KeysHintZoom
     } else {
         TlMsg::KeysHint
     };
+    let drawn_rows = rows::drawn(rows, all_rows);
+    if all_rows > MAX_ROWS {
+        row_buttons(t, controls, lang, drawn_rows, all_rows);
+    }
     let scroll = t.el(wrap, "div", "lv-tl-scroll");
     let counted = draw(t, scroll, (lang, prefix), model, (window, rows), time);
     let hint = t.el(wrap, "p", "lv-tl-hint");
@@ -443,15 +443,17 @@ fn draw(
 /// `rows_end`.
 fn axis(t: &mut Tree, root: N, g: &Geometry<'_>, rows_end: u64) {
     let Window { from, to } = g.window;
-    let col = g.plot_w * 100 / (to - from).max(1) as u64;
-    let mut every = 1u64;
-    for n in [
-        1u64, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
-        100_000, 200_000, 500_000, 1_000_000,
-    ] {
-        every = n;
-        if n * col >= 4_000 {
-            break;
+    let len = (to - from).max(1) as u64;
+    let col = g.plot_w * 100 / len;
+    // Labels at least 40 px apart: every 1, 2, 5, 10, 20, 50, … steps (a column of a long
+    // record is less than a hundredth of a pixel, so the test multiplies rather than divides).
+    let mut every = 1;
+    'find: for power in (0..19).map(|p| 10u64.pow(p)) {
+        for n in [1, 2, 5] {
+            every = n * power;
+            if every * g.plot_w * 100 >= 4_000 * len {
+                break 'find;
+            }
         }
     }
     let axis = t.svg(root, "g", "lv-tl-axis");
