@@ -159,3 +159,42 @@ fn a_thousand_projects_draw_thirty_rows_from_the_first_asked() {
     assert!(last.contains("Shown: rows 971–1,000 of 1,000."));
     assert!(!last.contains("p0:"));
 }
+
+#[test]
+fn a_window_on_the_time_axis_labels_its_own_times() {
+    // 40 steps 100 ms apart from 03:00:00.000 UTC.
+    let mut record = record(20, 2);
+    record.version = 2;
+    let start: u64 = "2026-05-01T03:00:00.000Z"
+        .parse::<project_lanes::record::Timestamp>()
+        .unwrap()
+        .millis();
+    for (i, step) in record.steps.iter_mut().enumerate() {
+        step.at =
+            Some(project_lanes::record::Timestamp::from_millis(start + 100 * i as u64).unwrap());
+    }
+    let mut t = Tree::new();
+    let drawing = Drawing {
+        window: Some(Window { from: 10, to: 20 }),
+        ..Drawing::new(Axis::Time, &Utc)
+    };
+    section_on(&mut t, ROOT, Lang::En, &record, "p", drawing);
+    let markup = html::write(&t);
+    let ticks: Vec<&str> = markup
+        .split("data-time-tick=\"\">")
+        .skip(1)
+        .map(|t| t.split('<').next().unwrap())
+        .collect();
+    // Steps 11 to 20 run from 03:00:01.000 to 03:00:02.000: labels every 200 ms between.
+    assert_eq!(
+        ticks,
+        [
+            "03:00:01.000",
+            "03:00:01.200",
+            "03:00:01.400",
+            "03:00:01.600",
+            "03:00:01.800",
+            "03:00:02.000"
+        ]
+    );
+}
