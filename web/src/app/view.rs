@@ -8,7 +8,7 @@ use js_sys::Reflect;
 use project_lanes_view::frame::{self, TabIds};
 use project_lanes_view::i18n::{Lang, Msg, text};
 use project_lanes_view::state::Write;
-use project_lanes_view::timeline::Drawing;
+use project_lanes_view::timeline::{Axis, Drawing};
 use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlElement};
@@ -390,7 +390,7 @@ impl View {
         let current = state
             .current_step
             .and_then(|n| Some((n, loaded?.record.steps.get(n)?)));
-        let edges = loaded.and_then(|l| Overview::of(&mut self.overview, l).edges());
+        let edges = edges(&mut self.overview, state);
         timeline::show(
             &self.root,
             &self.panel,
@@ -401,10 +401,9 @@ impl View {
         );
     }
 
-    /// The steps' places on a time axis of the record shown (`None` without times).
+    /// The steps' places on the time axis of the record shown, if it is drawn on one.
     pub(super) fn edges(&mut self, state: &State) -> Option<&[u64]> {
-        let loaded = state.selected_entry().and_then(|e| e.content.loaded())?;
-        Overview::of(&mut self.overview, loaded).edges()
+        edges(&mut self.overview, state)
     }
 
     /// The shown record's list of step cards, if it has one.
@@ -431,8 +430,11 @@ impl View {
 
     /// Shows the find box's query, its matches and (`marks`) their marks on the timeline.
     pub(super) fn show_find(&mut self, state: &State, marks: bool) {
-        let loaded = state.selected_entry().and_then(|e| e.content.loaded());
-        let edges = loaded.and_then(|l| Overview::of(&mut self.overview, l).edges());
+        let edges = if marks {
+            edges(&mut self.overview, state)
+        } else {
+            None
+        };
         find::show(&self.panel, state, (marks, edges));
     }
 
@@ -473,4 +475,14 @@ impl View {
         }
         self.root.remove();
     }
+}
+
+/// The steps' places on the time axis of the record `state` shows, if it is drawn on one (the
+/// model is not built for that alone on a step axis).
+fn edges<'k>(overview: &'k mut Option<Overview>, state: &State) -> Option<&'k [u64]> {
+    if state.axis != Axis::Time {
+        return None;
+    }
+    let loaded = state.selected_entry().and_then(|e| e.content.loaded())?;
+    Overview::of(overview, loaded).edges()
 }
