@@ -318,70 +318,65 @@ pub fn views_record(id: &str, steps: usize) -> String {
     out
 }
 
-/// A version 3 record of `runs` runs of project `a`, each claimed and released (`run-0` is
-/// steps 0 and 1, `run-N` steps 2N and 2N+1), written as the core's `Writer` writes it.
-pub fn runs_record(id: &str, runs: usize) -> String {
-    let mut out = format!(
+/// A version 3 record's head line, with this id and English and Japanese title.
+fn lines_head(id: &str, en: &str, ja: &str) -> String {
+    format!(
         concat!(
             r#"{{"format":"project-lanes/record","version":3,"id":"{id}","#,
-            r#""title":{{"en":"{runs} runs","ja":"{runs} 回の実行"}},"#,
-            r#""summary":{{"en":"Runs.","ja":"実行です。"}},"work_executed_here":false}}"#,
+            r#""title":{{"en":"{en}","ja":"{ja}"}},"#,
+            r#""summary":{{"en":"{en}.","ja":"{ja}。"}},"work_executed_here":false}}"#,
             "\n"
         ),
         id = id,
-        runs = runs
-    );
+        en = en,
+        ja = ja
+    )
+}
+
+/// A version 3 record of `runs` runs of project `a`, each claimed and released (`run-0` is
+/// steps 0 and 1, `run-N` steps 2N and 2N+1), written as the core's `Writer` writes it.
+pub fn runs_record(id: &str, runs: usize) -> String {
+    let mut out = lines_head(id, &format!("{runs} runs"), &format!("{runs} 回の実行"));
     for n in 0..runs {
         out.push_str(&format!(
-            concat!(
-                r#"{{"op":"claim","project":"a","run":"run-{n}","result":"ok"}}"#,
-                "\n",
-                r#"{{"op":"release","lease":"L{l}","outcome":"succeeded","result":"ok"}}"#,
-                "\n"
-            ),
-            n = n,
-            l = n + 1
+            "{{\"op\":\"claim\",\"project\":\"a\",\"run\":\"run-{n}\",\"result\":\"ok\"}}\n\
+             {{\"op\":\"release\",\"lease\":\"L{}\",\"outcome\":\"succeeded\",\"result\":\"ok\"}}\n",
+            n + 1
         ));
     }
-    out.push_str(&format!(r#"{{"end":{{"steps":{}}}}}"#, 2 * runs));
-    out.push('\n');
+    out.push_str(&format!("{{\"end\":{{\"steps\":{}}}}}\n", 2 * runs));
     out
 }
 
 /// A version 3 record over `projects` projects (`p0`, `p1`, …): each claimed in turn (`p{N}`
 /// by `run-{N}` at step N), then each released in the same order (at step `projects + N`).
 pub fn projects_record(id: &str, projects: usize) -> String {
-    let mut out = format!(
-        concat!(
-            r#"{{"format":"project-lanes/record","version":3,"id":"{id}","#,
-            r#""title":{{"en":"{projects} projects","ja":"{projects} 個のプロジェクト"}},"#,
-            r#""summary":{{"en":"Claims.","ja":"取得です。"}},"work_executed_here":false}}"#,
-            "\n"
-        ),
-        id = id,
-        projects = projects
-    );
+    let en = format!("{projects} projects");
+    let mut out = lines_head(id, &en, &format!("{projects} 個のプロジェクト"));
     for n in 0..projects {
         out.push_str(&format!(
-            concat!(
-                r#"{{"op":"claim","project":"p{n}","run":"run-{n}","result":"ok"}}"#,
-                "\n"
-            ),
-            n = n
+            "{{\"op\":\"claim\",\"project\":\"p{n}\",\"run\":\"run-{n}\",\"result\":\"ok\"}}\n"
         ));
     }
     for n in 0..projects {
         out.push_str(&format!(
-            concat!(
-                r#"{{"op":"release","lease":"L{l}","outcome":"succeeded","result":"ok"}}"#,
-                "\n"
-            ),
-            l = n + 1
+            "{{\"op\":\"release\",\"lease\":\"L{}\",\"outcome\":\"succeeded\",\"result\":\"ok\"}}\n",
+            n + 1
         ));
     }
-    out.push_str(&format!(r#"{{"end":{{"steps":{}}}}}"#, 2 * projects));
-    out.push('\n');
+    out.push_str(&format!("{{\"end\":{{\"steps\":{}}}}}\n", 2 * projects));
     out
+}
+
+/// Types `query` into the find box under `root` as a person would: the value, then an `input`
+/// event.
+pub fn type_query(root: &Element, query: &str) {
+    let input = one(root, "[data-find-input]");
+    js_sys::Reflect::set(&input, &"value".into(), &query.into()).unwrap();
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let event = web_sys::Event::new_with_event_init_dict("input", &init).unwrap();
+    input.dispatch_event(&event).unwrap();
 }
 
 /// A lanes record of one claim, with this id (made by the core's `Recorder`).

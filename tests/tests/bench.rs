@@ -493,13 +493,7 @@ async fn open_a_busy_farm() {
             zoomed.push(now() - start);
         }
         click(&one(&root, "[data-zoom=whole]"));
-        let input = one(&root, "[data-find-input]");
-        js_sys::Reflect::set(&input, &"value".into(), &"is:recovery".into()).unwrap();
-        let init = web_sys::EventInit::new();
-        init.set_bubbles(true);
-        input
-            .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-            .unwrap();
+        type_query(&root, "is:recovery");
         let matches = attr(&one(&root, "[data-find-status]"), "data-find-count").unwrap();
         let mut next = Vec::new();
         for _ in 0..21 {

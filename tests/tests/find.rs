@@ -7,19 +7,9 @@
 use lane_viewer_tests::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-use web_sys::{Element, Event, EventInit, KeyboardEvent, KeyboardEventInit};
+use web_sys::{Element, KeyboardEvent, KeyboardEventInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Types `query` into the find box as a person would: the value, then an `input` event.
-fn type_query(root: &Element, query: &str) {
-    let input = one(root, "[data-find-input]");
-    js_sys::Reflect::set(&input, &"value".into(), &query.into()).unwrap();
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    let event = Event::new_with_event_init_dict("input", &init).unwrap();
-    input.dispatch_event(&event).unwrap();
-}
 
 /// Enter (or Shift+Enter) in the find box.
 fn enter(root: &Element, shift: bool) {

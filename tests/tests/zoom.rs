@@ -143,13 +143,7 @@ async fn finding_a_step_moves_the_zoomed_window_to_it() {
     assert_eq!(to - from, 31);
     assert!((from..to).contains(&10));
     // The find box's next match is far outside the window.
-    let input = one(&root, "[data-find-input]");
-    js_sys::Reflect::set(&input, &"value".into(), &"run:run-900".into()).unwrap();
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
-        .unwrap();
+    type_query(&root, "run:run-900");
     click(&one(&root, "[data-find-next]"));
     assert_eq!(current(&root), Some(1_800));
     let (from, to) = window(&root);
