@@ -28,7 +28,7 @@ pub fn section(doc: &Document, lang: Lang, record: &Record, prefix: &str) -> Ele
     section_on(doc, lang, record, prefix, drawing)
 }
 
-/// [`section`] as `drawing` says (with times in the reader's zone: [`Browser`]).
+/// [`section`] as `drawing` says (its zone: the reader's, for a page).
 pub fn section_on(
     doc: &Document,
     lang: Lang,
