@@ -469,29 +469,26 @@ async fn open_a_busy_farm() {
             .await
         );
         let verified = now() - start;
-        let mut jumps = Vec::new();
-        for i in 0..21 {
-            // Far apart: a different window of step cards and of rows each time.
-            let n = (i * steps / 21 + i * 977) % steps;
-            let start = now();
-            assert!(viewer.select_step((n as f64).into()));
-            layout(&root);
-            jumps.push(now() - start);
-            assert_eq!(viewer.current_step(), Some(n as u32));
-        }
+        // Far apart: a different window of step cards and of rows each time.
+        let jump_through = || {
+            let mut samples = Vec::new();
+            for i in 0..21 {
+                let n = (i * steps / 21 + i * 977) % steps;
+                let start = now();
+                assert!(viewer.select_step((n as f64).into()));
+                layout(&root);
+                samples.push(now() - start);
+                assert_eq!(viewer.current_step(), Some(n as u32));
+            }
+            samples
+        };
+        let jumps = jump_through();
         // The same jumps with the timeline zoomed in to ten steps: what the list of step
         // cards and the step bar cost alone.
         for _ in 0..12 {
             click(&one(&root, "[data-zoom=in]"));
         }
-        let mut zoomed = Vec::new();
-        for i in 0..21 {
-            let n = (i * steps / 21 + i * 977) % steps;
-            let start = now();
-            assert!(viewer.select_step((n as f64).into()));
-            layout(&root);
-            zoomed.push(now() - start);
-        }
+        let zoomed = jump_through();
         click(&one(&root, "[data-zoom=whole]"));
         type_query(&root, "is:recovery");
         let matches = attr(&one(&root, "[data-find-status]"), "data-find-count").unwrap();

@@ -16,7 +16,20 @@ use project_lanes_view::i18n::group;
 use crate::util::Result;
 
 /// 2026-05-01T03:00:00.000Z.
-const START: u64 = 1_777_604_400_000;
+pub const START: u64 = 1_777_604_400_000;
+
+/// A clock the caller sets: the time it reads, in milliseconds (from [`START`]), and the clock.
+pub fn set_clock() -> (Arc<AtomicU64>, Arc<dyn Clock>) {
+    let now = Arc::new(AtomicU64::new(START));
+    let clock: Arc<dyn Clock> = {
+        let now = now.clone();
+        Arc::new(move || {
+            Timestamp::from_millis(now.load(Ordering::Relaxed))
+                .unwrap_or_else(|e| unreachable!("fixture time: {e}"))
+        })
+    };
+    (now, clock)
+}
 
 /// A small, fixed pseudo-random sequence (a 64-bit linear congruential generator's high bits).
 struct Choices(u64);
@@ -33,14 +46,7 @@ impl Choices {
 
 /// The record, `steps` steps over `projects` projects (`p0`, `p1`, …), as its file's bytes.
 pub fn farm(id: &str, steps: usize, projects: usize) -> Result<Vec<u8>> {
-    let now = Arc::new(AtomicU64::new(START));
-    let clock: Arc<dyn Clock> = {
-        let now = now.clone();
-        Arc::new(move || {
-            Timestamp::from_millis(now.load(Ordering::Relaxed))
-                .unwrap_or_else(|e| unreachable!("farm time: {e}"))
-        })
-    };
+    let (now, clock) = set_clock();
     let lanes = ProjectLanes::new().with_journal(Some(clock));
     let names: Vec<String> = (0..projects).map(|p| format!("p{p}")).collect();
     let mut held: Vec<Option<Lease>> = (0..projects).map(|_| None).collect();

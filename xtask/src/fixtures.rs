@@ -413,23 +413,15 @@ fn dense_refusals(site: &Path) -> Result<()> {
 /// of ten seconds, steps a millisecond apart) and callers: a dispatcher's whole journal and a
 /// window of a lanes journal that starts with a lane held.
 fn journal_records(site: &Path) -> Result<()> {
+    use crate::farm::{START, set_clock};
     use project_lanes::ProjectLanes;
     use project_lanes::dispatch::Dispatcher;
-    use project_lanes::journal::{Actor, Clock, Export, Journal};
+    use project_lanes::journal::{Actor, Export, Journal};
     use project_lanes::record::Timestamp;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::Ordering;
 
     // 2026-05-01T03:00:00.000Z, then as each call sets it.
-    const START: u64 = 1_777_604_400_000;
-    let now = Arc::new(AtomicU64::new(START));
-    let clock: Arc<dyn Clock> = {
-        let now = now.clone();
-        Arc::new(move || {
-            Timestamp::from_millis(now.load(Ordering::Relaxed))
-                .unwrap_or_else(|e| unreachable!("fixture time: {e}"))
-        })
-    };
+    let (now, clock) = set_clock();
     let at = |ms: u64| now.store(START + ms, Ordering::Relaxed);
 
     let mut d = Dispatcher::new(&["general", "delivery"])?.with_journal(Some(clock.clone()));
