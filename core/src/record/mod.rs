@@ -26,6 +26,7 @@
 //! ```
 
 pub(crate) mod check;
+pub mod diff;
 pub use check::handle_number;
 mod engine;
 mod error;

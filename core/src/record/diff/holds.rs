@@ -1,0 +1,206 @@
+//! What a record says each project's lane went through: its holders in order ([`Hold`]), and
+//! the names behind a record's own numbering (lease handles, reservation ids), so that two
+//! records that number differently can still be compared.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::dispatch::ReservationState;
+use crate::record::{Op, Record, StartLeaseState, StepResult};
+use crate::{Label, Outcome};
+
+/// One holder of a project's lane, from the step that gave it the lane to the step that
+/// released it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hold {
+    /// The run holding the lane.
+    pub run: Label,
+    /// The queue it was dispatched from, for a reservation of the dispatcher.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Label>,
+    /// The step (from 0) that gave it the lane; `None` if it held the lane before the first.
+    pub from: Option<usize>,
+    /// The step that released the lane; `None` if it still held the lane after the last.
+    pub to: Option<usize>,
+    /// The outcome it was released with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// Whether a stop was requested while it held the lane.
+    pub stop_requested: bool,
+    /// For a reservation: how it settled (`done` or `unresolved`), once saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled: Option<ReservationState>,
+    /// How long it held the lane, in milliseconds, when both steps have a time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub millis: Option<u64>,
+}
+
+impl Hold {
+    /// Whether the two holds say the same: the run, the queue, how it ended (or that it did
+    /// not) and whether a stop was requested. Steps and times are not compared.
+    pub fn same_as(&self, other: &Hold) -> bool {
+        self.run == other.run
+            && self.queue == other.queue
+            && self.to.is_some() == other.to.is_some()
+            && self.outcome == other.outcome
+            && self.stop_requested == other.stop_requested
+            && self.settled == other.settled
+    }
+
+    fn new(run: &Label, queue: Option<&Label>, from: Option<usize>) -> Hold {
+        Hold {
+            run: run.clone(),
+            queue: queue.cloned(),
+            from,
+            to: None,
+            outcome: None,
+            stop_requested: false,
+            settled: None,
+            millis: None,
+        }
+    }
+}
+
+/// A record's lease handles and reservation ids, by what they name: a lease by its project
+/// and run, a reservation by its queue, project and run.
+#[derive(Default)]
+struct Names {
+    leases: HashMap<String, (Label, Label)>,
+    reservations: HashMap<String, (Label, Label, Label)>,
+}
+
+impl Names {
+    /// What the handle or id `key` names, as text; `key` itself if the record never issued it.
+    fn lease(&self, key: &str) -> String {
+        match self.leases.get(key) {
+            Some((project, run)) => format!("{project}/{run}"),
+            None => key.to_owned(),
+        }
+    }
+
+    /// What the reservation id `key` names, as text; `key` itself if the record never issued it.
+    fn reservation(&self, key: &str) -> String {
+        match self.reservations.get(key) {
+            Some((queue, project, run)) => format!("{queue}/{project}/{run}"),
+            None => key.to_owned(),
+        }
+    }
+}
+
+/// What a record's steps did to its lanes, read from the answers it saved.
+pub struct History {
+    /// Each project's holders, in the order they got the lane; projects in the record's order.
+    pub holds: Vec<(Label, Vec<Hold>)>,
+    /// For each step, what its lease handle or reservation id names (`None` for a step
+    /// that names neither): handles are resolved as the record stood at that step.
+    pub named: Vec<Option<String>>,
+}
+
+/// The hold of `holds` still holding its lane, if any.
+fn open(holds: &mut [Hold]) -> Option<&mut Hold> {
+    holds.last_mut().filter(|h| h.to.is_none())
+}
+
+/// Reads `record`'s history.
+pub fn history(record: &Record) -> History {
+    let mut names = Names::default();
+    let mut at: HashMap<Label, usize> = HashMap::new();
+    let mut holds: Vec<(Label, Vec<Hold>)> = Vec::new();
+    for project in &record.projects {
+        at.insert(project.clone(), holds.len());
+        holds.push((project.clone(), Vec::new()));
+    }
+    let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
+        *at.entry(project.clone()).or_insert_with(|| {
+            holds.push((project.clone(), Vec::new()));
+            holds.len() - 1
+        })
+    };
+    if let Some(start) = &record.start {
+        for lease in &start.leases {
+            names.leases.insert(
+                lease.handle.clone(),
+                (lease.project.clone(), lease.run.clone()),
+            );
+            if lease.state != StartLeaseState::Released {
+                let i = slot(&lease.project, &mut holds);
+                let mut hold = Hold::new(&lease.run, None, None);
+                hold.stop_requested = lease.state == StartLeaseState::StopRequested;
+                holds[i].1.push(hold);
+            }
+        }
+        for r in &start.reservations {
+            names.reservations.insert(
+                r.id.to_string(),
+                (r.queue.clone(), r.project.clone(), r.run.clone()),
+            );
+            if r.state.holds_lane() {
+                let i = slot(&r.project, &mut holds);
+                holds[i].1.push(Hold::new(&r.run, Some(&r.queue), None));
+            }
+        }
+    }
+    let mut named = Vec::with_capacity(record.steps.len());
+    for (n, step) in record.steps.iter().enumerate() {
+        named.push(if let Some(lease) = &step.input.lease {
+            Some(names.lease(lease))
+        } else {
+            step.input
+                .reservation
+                .as_ref()
+                .map(|r| names.reservation(r))
+        });
+        let millis = |from: Option<usize>| -> Option<u64> {
+            let start = record.steps.get(from?)?.at?.millis();
+            Some(step.at?.millis().saturating_sub(start))
+        };
+        match &step.result {
+            StepResult::Lease(lease) => {
+                names.leases.insert(
+                    lease.handle.clone(),
+                    (lease.project.clone(), lease.run.clone()),
+                );
+                let i = slot(&lease.project, &mut holds);
+                holds[i].1.push(Hold::new(&lease.run, None, Some(n)));
+            }
+            StepResult::View(view) if step.op == Op::RequestStop => {
+                if let Some(i) = Label::new(&view.project).ok().map(|p| slot(&p, &mut holds))
+                    && let Some(hold) = open(&mut holds[i].1)
+                {
+                    hold.stop_requested = true;
+                }
+            }
+            StepResult::Receipt(receipt) => {
+                let i = slot(&receipt.project, &mut holds);
+                if let Some(hold) = open(&mut holds[i].1) {
+                    hold.to = Some(n);
+                    hold.outcome = Some(receipt.outcome);
+                    hold.stop_requested |= receipt.stop_requested;
+                    hold.millis = millis(hold.from);
+                }
+            }
+            StepResult::Reservation(r) | StepResult::Persisting(r) => {
+                names.reservations.insert(
+                    r.id.to_string(),
+                    (r.queue.clone(), r.project.clone(), r.run.clone()),
+                );
+            }
+            StepResult::Dispatched(r) => {
+                let i = slot(&r.project, &mut holds);
+                holds[i].1.push(Hold::new(&r.run, Some(&r.queue), Some(n)));
+            }
+            StepResult::Settled(settled) => {
+                let i = slot(&settled.receipt.project, &mut holds);
+                if let Some(hold) = open(&mut holds[i].1) {
+                    hold.to = Some(n);
+                    hold.outcome = Some(settled.receipt.outcome);
+                    hold.settled = Some(settled.state);
+                    hold.millis = millis(hold.from);
+                }
+            }
+            _ => {}
+        }
+    }
+    History { holds, named }
+}

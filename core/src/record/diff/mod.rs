@@ -1,0 +1,511 @@
+//! What changed between two records: [`compare`] aligns their steps and compares what each
+//! project's lane went through, in the record's own terms.
+//!
+//! - **Steps** are aligned by whom they concern: the operation and its input but for an outcome
+//!   or `saved`, with lease handles and reservation ids read as what they name (`L3` as
+//!   `docs/nightly-7`), so a record that numbers its leases differently still aligns. The
+//!   alignment has the fewest steps found in one record only (Myers' algorithm after the start
+//!   and end both share, bounded: see [`Options::budget`]). A step of both given another
+//!   outcome or `saved` is [`ChangeKind::Asked`]; one asked the same whose answer differs is
+//!   [`ChangeKind::Answered`]. Answers are compared by what they say ([`Said`]), not by
+//!   handles or ids.
+//! - **Projects**: each project's holders in order ([`Hold`]: the run, its queue, its outcome,
+//!   a stop request, how a reservation settled); the first hold that differs is reported.
+//! - **Refusals**: a run (project and run label) refused a claim or a place in a queue in one
+//!   record and never in the other.
+//! - **Hold times**: where both records have times, a hold of the same run that got at least
+//!   [`Options::hold_ratio`] times longer or shorter (and by at least
+//!   [`Options::hold_min_millis`]): a run's k-th hold of a project against its k-th in the other
+//!   record, even after the project's holders differ.
+//! - **Final lanes**: the lanes after the last step.
+//!
+//! Titles, summaries, notes, callers and times of steps are not compared, only what happened.
+//!
+//! ```
+//! use project_lanes::record::Recorder;
+//! use project_lanes::record::diff::{ChangeKind, Options, compare};
+//! use project_lanes::Outcome;
+//! # use project_lanes::record::Text;
+//! # let text = |s: &str| Text { en: s.into(), ja: s.into() };
+//! let night = |outcome: Outcome| -> Result<_, Box<dyn std::error::Error>> {
+//!     let mut rec = Recorder::new("night", text("A night"), text("One run."), &["docs", "site"], "site")?;
+//!     rec.claim("docs", "nightly-7");
+//!     rec.release("L1", outcome.as_str());
+//!     Ok(rec.finish()?)
+//! };
+//! let (before, after) = (night(Outcome::Succeeded)?, night(Outcome::Failed)?);
+//! assert!(compare(&before, &before, &Options::default()).is_empty());
+//! let diff = compare(&before, &after, &Options::default());
+//! assert_eq!(diff.steps[0].kind, ChangeKind::Asked);
+//! assert_eq!((diff.steps[0].a.start, diff.steps[0].b.start), (1, 1)); // the release
+//! assert_eq!(diff.projects[0].project.as_str(), "docs");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod align;
+mod holds;
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use serde::Serialize;
+
+pub use holds::Hold;
+
+use crate::record::{Record, StepResult};
+use crate::{Label, LaneView, Outcome};
+
+use align::{Kind, align};
+use holds::{History, history};
+
+/// How [`compare`] works.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// A hold of the same run is reported when one record's is at least this many times
+    /// the other's (default 2).
+    pub hold_ratio: f64,
+    /// … and longer by at least this many milliseconds (default 1,000).
+    pub hold_min_millis: u64,
+    /// The most steps found in one record only that the alignment looks for between the start
+    /// and the end both records share (default [`BUDGET`]). Past it, the steps between are
+    /// reported as found in one only and [`Diff::approximate`] says so: the time taken stays
+    /// about `steps × budget` and the memory `budget²` at worst.
+    pub budget: usize,
+}
+
+/// The alignment's default budget: more steps in one record only than this, and the records
+/// are too different to align step by step.
+pub const BUDGET: usize = 2_000;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hold_ratio: 2.0,
+            hold_min_millis: 1_000,
+            budget: BUDGET,
+        }
+    }
+}
+
+/// The difference between two records, A and B. Steps are counted from 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    /// How many steps each record has.
+    pub counts: [usize; 2],
+    /// Whether the alignment gave up (more than [`Options::budget`] steps in one record only):
+    /// then the steps between the start and end both share are all reported in one only.
+    pub approximate: bool,
+    /// The steps found in one record only, and the steps of both answered differently, in
+    /// order.
+    pub steps: Vec<StepChange>,
+    /// The projects whose holders differ, in A's order of projects and then B's.
+    pub projects: Vec<ProjectChange>,
+    /// The runs refused in one record and not in the other, in order of their first refusal.
+    pub refusals: Vec<RefusalChange>,
+    /// The holds that got much longer or shorter.
+    pub holds: Vec<HoldChange>,
+    /// The projects whose lane differs after the last step.
+    pub final_lanes: Vec<LaneChange>,
+}
+
+impl Diff {
+    /// Whether nothing differs.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+            && self.projects.is_empty()
+            && self.refusals.is_empty()
+            && self.holds.is_empty()
+            && self.final_lanes.is_empty()
+    }
+}
+
+/// What a [`StepChange`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// Steps found in A only (`b` is empty: where they would be in B).
+    OnlyA,
+    /// Steps found in B only (`a` is empty: where they would be in A).
+    OnlyB,
+    /// One step of both, for the same project, run, lease or reservation, given another
+    /// outcome or `saved`.
+    Asked,
+    /// One step of both, asked the same and answered differently.
+    Answered,
+}
+
+impl ChangeKind {
+    /// `only_a`, `only_b`, `asked` or `answered`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::OnlyA => "only_a",
+            ChangeKind::OnlyB => "only_b",
+            ChangeKind::Asked => "asked",
+            ChangeKind::Answered => "answered",
+        }
+    }
+}
+
+/// A change between the records' steps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepChange {
+    /// What it is.
+    pub kind: ChangeKind,
+    /// Its steps in A.
+    pub a: Range<usize>,
+    /// Its steps in B.
+    pub b: Range<usize>,
+    /// For [`ChangeKind::Asked`] and [`ChangeKind::Answered`]: what each record's step
+    /// answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answers: Option<[Said; 2]>,
+}
+
+/// What an answer says, without the record's own numbering (lease handles, reservation ids).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Said {
+    /// `ok`, or the refusal's code.
+    pub code: &'static str,
+    /// For `ok`: `running` (a lease), `idle` or a lane's state (a view), `released` (a
+    /// receipt), a reservation's state, or `nothing` (a dispatch that found nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<&'static str>,
+    /// The project it names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// The run it names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The outcome it names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// A receipt's word on whether a stop was requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_requested: Option<bool>,
+}
+
+impl Said {
+    /// What `result` says.
+    pub fn of(result: &StepResult) -> Said {
+        let mut said = Said {
+            code: result.code(),
+            state: None,
+            project: None,
+            run: None,
+            outcome: None,
+            stop_requested: None,
+        };
+        let mut names = |project: &str, run: Option<&str>| {
+            said.project = Some(project.to_owned());
+            said.run = run.map(str::to_owned);
+        };
+        let (state, outcome, stop) = match result {
+            StepResult::Lease(lease) => {
+                names(&lease.project, Some(&lease.run));
+                (Some("running"), None, None)
+            }
+            StepResult::View(view) => {
+                names(&view.project, view.run.as_deref());
+                (Some(view.state.map_or("idle", |s| s.as_str())), None, None)
+            }
+            StepResult::Receipt(r) => {
+                names(&r.project, Some(&r.run));
+                (Some("released"), Some(r.outcome), Some(r.stop_requested))
+            }
+            StepResult::Reservation(r) | StepResult::Dispatched(r) | StepResult::Persisting(r) => {
+                names(&r.project, Some(&r.run));
+                (Some(r.state.as_str()), r.outcome, None)
+            }
+            StepResult::Settled(s) => {
+                names(&s.receipt.project, Some(&s.receipt.run));
+                let r = &s.receipt;
+                (
+                    Some(s.state.as_str()),
+                    Some(r.outcome),
+                    Some(r.stop_requested),
+                )
+            }
+            StepResult::Nothing(_) => (Some("nothing"), None, None),
+            StepResult::Error(_) => (None, None, None),
+        };
+        said.state = state;
+        said.outcome = outcome;
+        said.stop_requested = stop;
+        said
+    }
+}
+
+/// A project whose holders differ: the first hold that differs in each (`None` where that
+/// record has no more holds).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectChange {
+    /// The project.
+    pub project: Label,
+    /// The first hold that differs, counted from 0.
+    pub first: usize,
+    /// That hold in A and in B.
+    pub holds: [Option<Hold>; 2],
+    /// How many holds each record has for the project.
+    pub counts: [usize; 2],
+}
+
+/// A run refused in one record and never in the other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusalChange {
+    /// The project, as the step gave it.
+    pub project: String,
+    /// The run label, as the step gave it.
+    pub run: String,
+    /// Its first refusal in A and in B (one of them `None`).
+    pub refused: [Option<Refusal>; 2],
+}
+
+/// A step that refused a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// The step.
+    pub step: usize,
+    /// The refusal's code.
+    pub code: &'static str,
+}
+
+/// A hold of the same run that got much longer or shorter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HoldChange {
+    /// The project.
+    pub project: Label,
+    /// Which of the project's holds in A, counted from 0.
+    pub hold: usize,
+    /// The run holding it.
+    pub run: Label,
+    /// How long it held the lane in A and in B, in milliseconds.
+    pub millis: [u64; 2],
+    /// The step that gave it the lane in A and in B.
+    pub from: [Option<usize>; 2],
+}
+
+/// A project whose lane differs after the last step (`None` where a record has no such
+/// project).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaneChange {
+    /// The project.
+    pub project: String,
+    /// Its lane after A's last step and after B's.
+    pub lanes: [Option<LaneView>; 2],
+}
+
+/// Compares records `a` and `b` (any version; a version 3 record as
+/// [`Gather`](crate::record::stream::Gather) gathers it).
+pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
+    let (history_a, history_b) = (history(a), history(b));
+    let mut keys = HashMap::new();
+    let keys_a = step_keys(a, &history_a, &mut keys);
+    let keys_b = step_keys(b, &history_b, &mut keys);
+    drop(keys);
+    let (stretches, approximate) = align(&keys_a, &keys_b, options.budget);
+    let mut steps = Vec::new();
+    for s in stretches {
+        match s.kind {
+            Kind::Same => {
+                for (i, j) in s.a.zip(s.b) {
+                    let (sa, sb) = (&a.steps[i], &b.steps[j]);
+                    let answers = [Said::of(&sa.result), Said::of(&sb.result)];
+                    let asked =
+                        sa.input.outcome != sb.input.outcome || sa.input.saved != sb.input.saved;
+                    if asked || answers[0] != answers[1] {
+                        steps.push(StepChange {
+                            kind: if asked {
+                                ChangeKind::Asked
+                            } else {
+                                ChangeKind::Answered
+                            },
+                            a: i..i + 1,
+                            b: j..j + 1,
+                            answers: Some(answers),
+                        });
+                    }
+                }
+            }
+            Kind::OnlyA | Kind::OnlyB => steps.push(StepChange {
+                kind: if s.kind == Kind::OnlyA {
+                    ChangeKind::OnlyA
+                } else {
+                    ChangeKind::OnlyB
+                },
+                a: s.a,
+                b: s.b,
+                answers: None,
+            }),
+        }
+    }
+    let (projects, holds) = holders(&history_a, &history_b, options);
+    Diff {
+        counts: [a.steps.len(), b.steps.len()],
+        approximate,
+        steps,
+        projects,
+        refusals: refusals(a, b),
+        holds,
+        final_lanes: final_lanes(a, b),
+    }
+}
+
+/// Each step's key, numbered in `keys` (shared by both records): its operation and its
+/// input but for an outcome or `saved`, handles and ids read as what they name.
+fn step_keys(record: &Record, history: &History, keys: &mut HashMap<String, u32>) -> Vec<u32> {
+    let field = |v: &Option<String>| v.as_deref().unwrap_or("\u{0}").to_owned();
+    record
+        .steps
+        .iter()
+        .zip(&history.named)
+        .map(|(step, named)| {
+            let input = &step.input;
+            let key = [
+                step.op.as_str().to_owned(),
+                field(&input.queue),
+                field(&input.project),
+                field(&input.run),
+                field(named),
+            ]
+            .join("\u{1f}");
+            let next = keys.len() as u32;
+            *keys.entry(key).or_insert(next)
+        })
+        .collect()
+}
+
+/// The projects whose holders differ, and the holds that got much longer or shorter: a run's
+/// k-th hold of a project in A timed against its k-th hold of the project in B.
+fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, Vec<HoldChange>) {
+    let in_b: HashMap<&Label, &Vec<Hold>> = b.holds.iter().map(|(p, h)| (p, h)).collect();
+    let in_a: HashMap<&Label, &Vec<Hold>> = a.holds.iter().map(|(p, h)| (p, h)).collect();
+    let none = Vec::new();
+    let projects = a.holds.iter().map(|(p, _)| p).chain(
+        b.holds
+            .iter()
+            .map(|(p, _)| p)
+            .filter(|p| !in_a.contains_key(p)),
+    );
+    let (mut changes, mut longer) = (Vec::new(), Vec::new());
+    for project in projects {
+        let ha = in_a.get(project).copied().unwrap_or(&none);
+        let hb = in_b.get(project).copied().unwrap_or(&none);
+        let same = ha.iter().zip(hb).take_while(|(x, y)| x.same_as(y)).count();
+        // A run's k-th hold of the project in B, to time against the same in A.
+        let mut b_runs: HashMap<(&Label, usize), &Hold> = HashMap::new();
+        let mut seen: HashMap<&Label, usize> = HashMap::new();
+        for y in hb {
+            let k = seen.entry(&y.run).or_default();
+            b_runs.insert((&y.run, *k), y);
+            *k += 1;
+        }
+        seen.clear();
+        for (i, x) in ha.iter().enumerate() {
+            let k = seen.entry(&x.run).or_default();
+            let found = b_runs.get(&(&x.run, *k));
+            *k += 1;
+            let Some(&y) = found else { continue };
+            if let (Some(ma), Some(mb)) = (x.millis, y.millis) {
+                let (low, high) = (ma.min(mb), ma.max(mb));
+                if high - low >= options.hold_min_millis
+                    && high as f64 >= low as f64 * options.hold_ratio
+                {
+                    longer.push(HoldChange {
+                        project: project.clone(),
+                        hold: i,
+                        run: x.run.clone(),
+                        millis: [ma, mb],
+                        from: [x.from, y.from],
+                    });
+                }
+            }
+        }
+        if same < ha.len() || same < hb.len() {
+            changes.push(ProjectChange {
+                project: project.clone(),
+                first: same,
+                holds: [ha.get(same).cloned(), hb.get(same).cloned()],
+                counts: [ha.len(), hb.len()],
+            });
+        }
+    }
+    (changes, longer)
+}
+
+/// Each run's first refusal (of a claim or a place in a queue) in `record`.
+fn refused(record: &Record) -> HashMap<(String, String), Refusal> {
+    let mut refused = HashMap::new();
+    for (step, s) in record.steps.iter().enumerate() {
+        if let (StepResult::Error(e), Some(project), Some(run)) =
+            (&s.result, &s.input.project, &s.input.run)
+        {
+            refused
+                .entry((project.clone(), run.clone()))
+                .or_insert(Refusal {
+                    step,
+                    code: e.code(),
+                });
+        }
+    }
+    refused
+}
+
+/// The runs refused in one record and never in the other, in order of their first refusal
+/// (A's, then B's).
+fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
+    let (ra, rb) = (refused(a), refused(b));
+    let mut changes: Vec<RefusalChange> = Vec::new();
+    let mut add = |mine: &HashMap<(String, String), Refusal>,
+                   theirs: &HashMap<(String, String), Refusal>,
+                   side: usize| {
+        let mut only: Vec<_> = mine
+            .iter()
+            .filter(|(key, _)| !theirs.contains_key(*key))
+            .collect();
+        only.sort_by_key(|(_, r)| r.step);
+        for ((project, run), refusal) in only {
+            let mut refused = [None, None];
+            refused[side] = Some(refusal.clone());
+            changes.push(RefusalChange {
+                project: project.clone(),
+                run: run.clone(),
+                refused,
+            });
+        }
+    };
+    add(&ra, &rb, 0);
+    add(&rb, &ra, 1);
+    changes
+}
+
+/// The projects whose lane differs after the last step, in A's order and then B's.
+fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
+    let in_a: HashMap<&str, &LaneView> = a
+        .final_lanes
+        .iter()
+        .map(|l| (l.project.as_str(), l))
+        .collect();
+    let in_b: HashMap<&str, &LaneView> = b
+        .final_lanes
+        .iter()
+        .map(|l| (l.project.as_str(), l))
+        .collect();
+    let projects = a.final_lanes.iter().map(|l| l.project.as_str()).chain(
+        b.final_lanes
+            .iter()
+            .map(|l| l.project.as_str())
+            .filter(|p| !in_a.contains_key(p)),
+    );
+    projects
+        .filter_map(|p| {
+            let (la, lb) = (in_a.get(p).copied(), in_b.get(p).copied());
+            (la != lb).then(|| LaneChange {
+                project: p.to_owned(),
+                lanes: [la.cloned(), lb.cloned()],
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
