@@ -44,6 +44,8 @@
 //! - [`time`]: a step's time in the reader's time zone (the zone is given: the page asks the
 //!   browser); [`recorded`]: what replay checks and what it shows only as recorded (times,
 //!   callers, the window), with the times that stand out, as `lane-records replay` says too.
+//! - [`diff`]: a comparison of two records (the core's `record::diff`) in words, what
+//!   `lane-records diff` prints.
 //!
 //! It fetches nothing, reads no files and replays nothing: the viewer does.
 //!
@@ -64,6 +66,7 @@
 
 pub mod deep_link;
 pub mod describe;
+pub mod diff;
 pub mod entry;
 pub mod error;
 pub mod find;

@@ -2,18 +2,20 @@
 //! in: [`fill`] (numbered placeholders, `{0}`, `{1}`, …) and [`group`] (counts).
 //!
 //! - `viewer.rs`: the viewer's messages ([`Msg`]); `timeline.rs`: the timeline's ([`TlMsg`]);
-//!   `find.rs`: the find box's ([`FindMsg`]); all written with `catalog!` (`catalog.rs`), once per message with both languages side by
+//!   `find.rs`: the find box's ([`FindMsg`]); `diff.rs`: a comparison's ([`DiffMsg`]); all written with `catalog!` (`catalog.rs`), once per message with both languages side by
 //!   side, which also derives the list of every message the tests walk.
 //! - `terms.rs`: the domain's words ([`Term`]): operations, states, outcomes, error codes.
 //!
 //! Japanese terms follow `GLOSSARY.md` beside this file.
 
 mod catalog;
+mod diff;
 mod find;
 mod terms;
 mod timeline;
 mod viewer;
 
+pub use diff::DiffMsg;
 pub use find::FindMsg;
 pub use terms::Term;
 pub use timeline::TlMsg;
@@ -81,6 +83,7 @@ pub fn every_text(lang: Lang) -> Vec<&'static str> {
     let mut all: Vec<&str> = Msg::ALL.iter().map(|m| text(lang, *m)).collect();
     all.extend(TlMsg::ALL.iter().map(|m| text(lang, *m)));
     all.extend(FindMsg::ALL.iter().map(|m| text(lang, *m)));
+    all.extend(DiffMsg::ALL.iter().map(|m| text(lang, *m)));
     all.extend(Term::all().into_iter().map(|t| text(lang, t)));
     all
 }

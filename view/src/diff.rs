@@ -1,0 +1,246 @@
+//! A comparison of two records in words ([`project_lanes::record::diff`]): the lines
+//! `lane-records diff` prints, in English or Japanese. Steps are counted from 1, as the viewer
+//! counts them; at most [`NAMED`] changes of each kind are listed, the rest counted.
+
+use project_lanes::LaneView;
+use project_lanes::record::diff::{ChangeKind, Diff, Hold, StepChange};
+use project_lanes::record::{Record, Step};
+
+use crate::describe;
+use crate::i18n::{DiffMsg, Lang, Msg, Term, fill, group, text};
+
+/// At most this many changes of each kind are listed.
+pub const NAMED: usize = 20;
+
+/// How many differences `diff` counts: each changed stretch of steps, project, refused run,
+/// hold and final lane.
+pub fn count(diff: &Diff) -> usize {
+    diff.steps.len()
+        + diff.projects.len()
+        + diff.refusals.len()
+        + diff.holds.len()
+        + diff.final_lanes.len()
+}
+
+/// The comparison of `a` and `b` (named `names`, e.g. their files) in lines.
+pub fn lines(lang: Lang, names: [&str; 2], a: &Record, b: &Record, diff: &Diff) -> Vec<String> {
+    let t = |m: DiffMsg| text(lang, m);
+    let mut out = Vec::new();
+    for (side, (name, record)) in ["A", "B"].iter().zip(names.iter().zip([a, b])) {
+        out.push(fill(
+            t(DiffMsg::Record),
+            &[side, name, record.id.as_str(), &group(record.steps.len())],
+        ));
+    }
+    let n = count(diff);
+    if n == 0 {
+        out.push(t(DiffMsg::Same).to_owned());
+        return out;
+    }
+    out.push(if n == 1 {
+        t(DiffMsg::CountOne).to_owned()
+    } else {
+        fill(t(DiffMsg::Count), &[&group(n)])
+    });
+    if diff.approximate {
+        out.push(fill(
+            t(DiffMsg::Approximate),
+            &[&group(project_lanes::record::diff::BUDGET)],
+        ));
+    }
+    let mut listed = |items: Vec<String>| {
+        let more = items.len().saturating_sub(NAMED);
+        out.extend(items.into_iter().take(NAMED).map(|l| format!("  {l}")));
+        if more > 0 {
+            out.push(format!("  {}", fill(t(DiffMsg::More), &[&group(more)])));
+        }
+    };
+    listed(
+        diff.steps
+            .iter()
+            .map(|c| step_change(lang, a, b, c))
+            .collect(),
+    );
+    listed(
+        diff.projects
+            .iter()
+            .map(|p| {
+                let [ha, hb] = p.holds.each_ref().map(|h| hold(lang, h.as_ref()));
+                fill(
+                    t(DiffMsg::Holders),
+                    &[&p.project, &group(p.first + 1), &ha, &hb],
+                )
+            })
+            .collect(),
+    );
+    listed(
+        diff.refusals
+            .iter()
+            .map(|r| {
+                let (msg, refusal) = match &r.refused {
+                    [Some(refusal), _] => (DiffMsg::RefusedA, refusal),
+                    [None, Some(refusal)] => (DiffMsg::RefusedB, refusal),
+                    [None, None] => return String::new(),
+                };
+                let step = fill(t(DiffMsg::Step), &[&group(refusal.step + 1)]);
+                fill(t(msg), &[&r.project, &r.run, refusal.code, &step])
+            })
+            .collect(),
+    );
+    listed(
+        diff.holds
+            .iter()
+            .map(|h| {
+                let [ma, mb] = h.millis.map(seconds);
+                fill(t(DiffMsg::Longer), &[&h.project, &h.run, &ma, &mb])
+            })
+            .collect(),
+    );
+    listed(
+        diff.final_lanes
+            .iter()
+            .map(|l| {
+                let [la, lb] = l.lanes.each_ref().map(|v| final_lane(lang, v.as_ref()));
+                fill(t(DiffMsg::FinalLane), &[&l.project, &la, &lb])
+            })
+            .collect(),
+    );
+    out
+}
+
+/// A change of steps in words.
+fn step_change(lang: Lang, a: &Record, b: &Record, change: &StepChange) -> String {
+    let t = |m: DiffMsg| text(lang, m);
+    let steps = |range: &std::ops::Range<usize>| {
+        if range.len() == 1 {
+            fill(t(DiffMsg::Step), &[&group(range.start + 1)])
+        } else {
+            fill(
+                t(DiffMsg::Steps),
+                &[
+                    &group(range.start + 1),
+                    &group(range.end),
+                    &group(range.len()),
+                ],
+            )
+        }
+    };
+    match change.kind {
+        ChangeKind::OnlyA | ChangeKind::OnlyB => {
+            let (range, record, one, many) = if change.kind == ChangeKind::OnlyA {
+                (&change.a, a, DiffMsg::OnlyAOne, DiffMsg::OnlyA)
+            } else {
+                (&change.b, b, DiffMsg::OnlyBOne, DiffMsg::OnlyB)
+            };
+            let msg = if range.len() == 1 { one } else { many };
+            fill(
+                t(msg),
+                &[&steps(range), &step(lang, &record.steps[range.start])],
+            )
+        }
+        ChangeKind::Asked | ChangeKind::Answered => {
+            let (sa, sb) = (&a.steps[change.a.start], &b.steps[change.b.start]);
+            let (msg, said_a, said_b) = if change.kind == ChangeKind::Asked {
+                (DiffMsg::Asked, asked(lang, sa), asked(lang, sb))
+            } else {
+                (DiffMsg::Answered, response(lang, sa), response(lang, sb))
+            };
+            fill(
+                t(msg),
+                &[
+                    &group(change.a.start + 1),
+                    &group(change.b.start + 1),
+                    &step(lang, sa),
+                    &said_a,
+                    &said_b,
+                ],
+            )
+        }
+    }
+}
+
+/// A step as asked: its operation and its inputs' values (`claim docs nightly-7`).
+fn step(lang: Lang, step: &Step) -> String {
+    let input = &step.input;
+    let mut words = vec![text(lang, Term::Op(step.op)).to_owned()];
+    for value in [
+        &input.queue,
+        &input.project,
+        &input.run,
+        &input.lease,
+        &input.reservation,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        words.push(value.clone());
+    }
+    words.join(" ")
+}
+
+/// What a step was given that the alignment does not match on: its outcome or `saved`.
+fn asked(lang: Lang, step: &Step) -> String {
+    let outcome = step.input.outcome.as_deref().map(|o| {
+        o.parse::<project_lanes::Outcome>()
+            .map_or_else(|_| o.to_owned(), |o| describe::outcome(lang, o))
+    });
+    let saved = step.input.saved.map(|s| format!("saved: {s}"));
+    [outcome, saved]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// A step's response in words, its code first if it was refused.
+fn response(lang: Lang, step: &Step) -> String {
+    let (code, words) = describe::response(lang, &step.result, step.input.saved);
+    if code.is_empty() {
+        words
+    } else {
+        format!("{code} ({words})")
+    }
+}
+
+/// A hold in words: its run and how it ended.
+fn hold(lang: Lang, hold: Option<&Hold>) -> String {
+    let t = |m: DiffMsg| text(lang, m);
+    let Some(hold) = hold else {
+        return t(DiffMsg::NoHold).to_owned();
+    };
+    let mut end = match (hold.outcome, hold.to) {
+        (_, None) => t(DiffMsg::StillHeld).to_owned(),
+        (Some(outcome), Some(_)) => describe::outcome(lang, outcome),
+        (None, Some(_)) => String::new(),
+    };
+    if let Some(settled) = hold.settled {
+        end = format!("{end} · {}", text(lang, Term::Reservation(settled)));
+    }
+    if hold.stop_requested {
+        end = fill(t(DiffMsg::StopRequested), &[&end]);
+    }
+    fill(t(DiffMsg::Hold), &[&hold.run, &end])
+}
+
+/// A lane after the last step, or that the record has no such project.
+fn final_lane(lang: Lang, lane: Option<&LaneView>) -> String {
+    match lane {
+        None => text(lang, DiffMsg::NoProject).to_owned(),
+        Some(view) => match (&view.run, view.state) {
+            (Some(run), Some(state)) => format!("{} · {run}", text(lang, Term::State(state))),
+            _ => text(lang, Msg::Idle).to_owned(),
+        },
+    }
+}
+
+/// A duration: milliseconds below a second (`10 ms`), else seconds with one decimal (`12.5 s`).
+fn seconds(millis: u64) -> String {
+    if millis < 1_000 {
+        return format!("{millis} ms");
+    }
+    format!(
+        "{}.{} s",
+        group((millis / 1000) as usize),
+        millis % 1000 / 100
+    )
+}
