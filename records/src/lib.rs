@@ -43,6 +43,7 @@
 
 #![warn(missing_docs)]
 
+pub mod diff;
 pub mod render;
 pub mod scenario;
 
@@ -617,7 +618,14 @@ pub fn replay_file_noting(path: &Path, limit: u64) -> (ReplayReport, Vec<String>
 /// snapshots its viewers show, [`stream::Gather`]), its bytes, and how its replay went: `None`
 /// if every step matched, else the first mismatch in words.
 pub fn open_record(path: &Path) -> Result<(Record, Vec<u8>, Option<String>), ReadError> {
-    let limit = stream::DEFAULT_MAX_BYTES;
+    open_record_within(path, stream::DEFAULT_MAX_BYTES)
+}
+
+/// [`open_record`], refusing a version 3 record larger than `limit` bytes.
+pub fn open_record_within(
+    path: &Path,
+    limit: u64,
+) -> Result<(Record, Vec<u8>, Option<String>), ReadError> {
     match open(path, limit)? {
         Opened::Document(bytes) => {
             let record = parse_record(&bytes)?;

@@ -25,10 +25,12 @@ use project_lanes_view::i18n::Lang;
        lane-records index DIR [--order ID,ID,...]
        lane-records replay FILE... [--max-bytes BYTES]
        lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
+       lane-records diff A B [--lang en|ja] [--json] [--hold-ratio R] [--hold-min-ms MS]
        lane-records [--out DIR]      (in a clone of project-lanes: its example records)
        lane-records --check          (in a clone: fail if a committed example record is stale)",
     after_help = "Nothing is written unless every file is good; errors name the file, line and column.
-Exit status: 0 done, 1 bad input (a scenario, a record, a file), 2 a mistake in the command line.
+Exit status: 0 done, 1 bad input (a scenario, a record, a file), 2 a mistake in the command line;
+diff exits as diff(1) does: 0 the same, 1 different, 2 trouble.
 
 examples:
   lane-records run my-scenarios/deploy-waits.toml --out my-docs/records
@@ -37,6 +39,7 @@ examples:
   lane-records replay my-docs/records/deploy-waits.json
   lane-records render my-docs/records/*.json --html my-docs/static --svg my-docs/img
   lane-records render my-docs/records/deploy-waits.json --element
+  lane-records diff last-night.jsonl tonight.jsonl
   lane-records --check
 
 The scenario format: https://github.com/project-lanes/project-lanes/blob/main/records/README.md
@@ -151,6 +154,58 @@ examples:
         #[arg(long, value_name = "DIR", num_args = 0..=1)]
         element: Option<Option<PathBuf>>,
     },
+    /// Compare two records: steps found in one only or answered differently, each project's
+    /// holders, refused runs, hold times and the final lanes
+    #[command(
+        override_usage = "lane-records diff A B [--lang en|ja] [--json] [--hold-ratio R] [--hold-min-ms MS] [--max-bytes BYTES]",
+        after_help = "Records of any version are read and replayed as `lane-records replay` reads them (a record \
+that does not replay is still compared, and a line on standard error says so). Steps are aligned by \
+what they ask (the operation, its project, run, queue, and the lease or reservation its handle names), \
+so records that number their leases differently still align. Titles, notes, callers and times of steps \
+are not compared; times only make holds that got much longer or shorter. The guide's chapter \
+\"Comparing records\" describes every kind of difference.
+Exit status as diff(1): 0 the same, 1 different, 2 trouble (a file unreadable, a mistake in the \
+command line).
+
+examples:
+  lane-records diff records/busy-project.json my-copy.json
+  lane-records diff last-night.jsonl tonight.jsonl --lang ja
+  lane-records diff last-night.jsonl tonight.jsonl --json --hold-ratio 1.5"
+    )]
+    Diff {
+        /// The first record (A)
+        #[arg(value_name = "A")]
+        a: PathBuf,
+        /// The second record (B)
+        #[arg(value_name = "B")]
+        b: PathBuf,
+        /// The language of the summary
+        #[arg(long, value_enum, default_value_t = LangArg::En)]
+        lang: LangArg,
+        /// Write the whole comparison as JSON instead of a summary
+        #[arg(long)]
+        json: bool,
+        /// Report a hold of the same run at least R times longer or shorter in one record
+        #[arg(long, value_name = "R", default_value_t = 2.0, value_parser = ratio)]
+        hold_ratio: f64,
+        /// ... and longer or shorter by at least MS milliseconds
+        #[arg(long, value_name = "MS", default_value_t = 1_000)]
+        hold_min_ms: u64,
+        /// Refuse a version 3 record larger than BYTES (default 67108864, 64 MiB, as the
+        /// viewer)
+        #[arg(long, value_name = "BYTES")]
+        max_bytes: Option<u64>,
+    },
+}
+
+/// A ratio of at least 1, finite.
+fn ratio(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r >= 1.0 => Ok(r),
+        _ => Err(format!(
+            "{text:?} is not a ratio of at least 1 (e.g. 2 or 1.5)"
+        )),
+    }
 }
 
 /// `--lang`.
@@ -206,10 +261,7 @@ fn main() -> ExitCode {
                     "render: name --html DIR, --svg DIR, --element [DIR], or several",
                 );
             }
-            let lang = match lang {
-                LangArg::En => Lang::En,
-                LangArg::Ja => Lang::Ja,
-            };
+            let lang = lang.into();
             let outputs = lane_records::render::Outputs {
                 html: html.as_deref(),
                 svg: svg.as_deref(),
@@ -217,6 +269,91 @@ fn main() -> ExitCode {
             };
             render(&files, &outputs, element.as_ref().map(Option::as_deref))
         }
+        Some(Command::Diff {
+            a,
+            b,
+            lang,
+            json,
+            hold_ratio,
+            hold_min_ms,
+            max_bytes,
+        }) => {
+            let options = project_lanes::record::diff::Options {
+                hold_ratio,
+                hold_min_millis: hold_min_ms,
+                ..Default::default()
+            };
+            let limit = max_bytes.unwrap_or(project_lanes::record::stream::DEFAULT_MAX_BYTES);
+            diff([&a, &b], lang.into(), json, &options, limit)
+        }
+    }
+}
+
+impl From<LangArg> for Lang {
+    fn from(lang: LangArg) -> Lang {
+        match lang {
+            LangArg::En => Lang::En,
+            LangArg::Ja => Lang::Ja,
+        }
+    }
+}
+
+/// `diff`: exit status 0 the same, 1 different, 2 trouble.
+fn diff(
+    files: [&Path; 2],
+    lang: Lang,
+    json: bool,
+    options: &project_lanes::record::diff::Options,
+    limit: u64,
+) -> ExitCode {
+    let trouble = |message: &str| {
+        eprintln!("lane-records: error: {message}");
+        ExitCode::from(2)
+    };
+    let (a, b) = match (
+        lane_records::diff::read(files[0], limit),
+        lane_records::diff::read(files[1], limit),
+    ) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), Ok(_)) | (Ok(_), Err(e)) => return trouble(&e),
+        (Err(ea), Err(eb)) => {
+            eprintln!("lane-records: error: {ea}");
+            return trouble(&eb);
+        }
+    };
+    for (side, name) in [(&a, "A"), (&b, "B")] {
+        if let Some(mismatch) = &side.mismatch {
+            eprintln!(
+                "lane-records: note: {name} ({}) does not replay on the core: {mismatch}",
+                side.file
+            );
+        }
+    }
+    let compared = project_lanes::record::diff::compare(&a.record, &b.record, options);
+    let out = if json {
+        lane_records::diff::json(&a, &b, &compared)
+    } else {
+        let lines = project_lanes_view::diff::lines(
+            lang,
+            [&a.file, &b.file],
+            &a.record,
+            &b.record,
+            &compared,
+        );
+        lines
+            .iter()
+            .flat_map(|l| [l.as_bytes(), b"\n"])
+            .flatten()
+            .copied()
+            .collect()
+    };
+    if let Err(e) = std::io::stdout().lock().write_all(&out) {
+        return trouble(&format!("cannot write the output: {e}"));
+    }
+    if compared.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
