@@ -546,3 +546,29 @@ async fn a_lane_viewer_whose_script_never_ran_says_what_to_do_in_its_language() 
     assert_eq!(b.get(0).as_string().as_deref(), Some("none"));
     el_host.remove();
 }
+
+#[wasm_bindgen_test]
+async fn compare_names_the_two_records_the_viewer_compares() {
+    let (host, el) = element(
+        &[
+            ("compare", " busy-project  explicit-outcome "),
+            ("lang", "en"),
+        ],
+        "",
+    )
+    .await;
+    live(&el).await;
+    let selector = "section.lv-compare[data-compare-a=busy-project][data-compare-b=explicit-outcome] [data-diff]";
+    assert!(
+        eventually(|| maybe(&el, selector).is_some()).await,
+        "{}",
+        text(&el)
+    );
+    host.remove();
+    for bad in ["busy-project", "a b c", ""] {
+        let (host, el) = element(&[("compare", bad)], "").await;
+        assert!(JsFuture::from(ready(&el)).await.is_err(), "{bad:?}");
+        one(&el, "[data-viewer-error=BAD_ATTRIBUTE]");
+        host.remove();
+    }
+}

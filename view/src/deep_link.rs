@@ -1,4 +1,5 @@
-//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>][&find=<query>]` in the page's address.
+//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>][&find=<query>][&compare=<a>,<b>[&diff=<k>]]`
+//! in the page's address.
 //! Ids and queries are percent-encoded (`encodeURIComponent`), so a value with `&`, `=`, `#` or
 //! a space stays one value and comes back as it was; steps are counted from 1, as readers count.
 //! The page's `decodeURIComponent` and `encodeURIComponent` are passed in.
@@ -16,6 +17,10 @@ pub struct Link {
     pub step: Option<usize>,
     /// The find box's query, decoded ([`crate::find`]).
     pub find: Option<String>,
+    /// The two records compared (A, B), decoded.
+    pub compare: Option<[String; 2]>,
+    /// The current difference of the comparison, from 0.
+    pub diff: Option<usize>,
 }
 
 /// What the viewer shows, as the deep link writes it.
@@ -29,10 +34,12 @@ pub struct Shown<'a> {
     pub step: Option<usize>,
     /// The find box's query (none when empty).
     pub find: &'a str,
+    /// The records compared (A, B) and the current difference (from 0), if comparing.
+    pub compare: Option<([&'a str; 2], Option<usize>)>,
 }
 
 /// The keys the deep link writes; a page's other keys are kept.
-const KEYS: [&str; 4] = ["record", "lang", "step", "find"];
+const KEYS: [&str; 6] = ["record", "lang", "step", "find", "compare", "diff"];
 
 /// Parses a deep link, decoding values with `decode`; unknown keys, languages and steps are
 /// ignored.
@@ -44,6 +51,14 @@ pub fn parse(hash: &str, decode: impl Fn(&str) -> String) -> Link {
             Some(("lang", tag)) => link.lang = Lang::from_tag(tag).or(link.lang),
             Some(("step", n)) => link.step = parse_step(n).or(link.step),
             Some(("find", query)) if !query.is_empty() => link.find = Some(decode(query)),
+            Some(("compare", ids)) => {
+                link.compare = ids
+                    .split_once(',')
+                    .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                    .map(|(a, b)| [decode(a), decode(b)])
+                    .or(link.compare);
+            }
+            Some(("diff", n)) => link.diff = parse_step(n).or(link.diff),
             _ => {}
         }
     }
@@ -67,6 +82,7 @@ pub fn write(current: &str, shown: Shown<'_>, encode: impl Fn(&str) -> String) -
         lang,
         step,
         find,
+        compare,
     } = shown;
     let mut hash = String::from("#");
     for pair in current.trim_start_matches('#').split('&') {
@@ -88,6 +104,17 @@ pub fn write(current: &str, shown: Shown<'_>, encode: impl Fn(&str) -> String) -
         hash.push_str("&find=");
         hash.push_str(&encode(find));
     }
+    if let Some(([a, b], at)) = compare {
+        // `encodeURIComponent` writes a comma in an id as `%2C`: the one comma splits.
+        hash.push_str("&compare=");
+        hash.push_str(&encode(a));
+        hash.push(',');
+        hash.push_str(&encode(b));
+        if let Some(k) = at {
+            hash.push_str("&diff=");
+            hash.push_str(&(k + 1).to_string());
+        }
+    }
     hash
 }
 
@@ -108,6 +135,8 @@ mod tests {
                 lang: Some(Lang::Ja),
                 step: None,
                 find: None,
+                compare: None,
+                diff: None,
             }
         );
         assert_eq!(plain("#lang=fr&record="), Link::default());
@@ -129,6 +158,7 @@ mod tests {
             lang,
             step,
             find,
+            compare: None,
         };
         assert_eq!(
             write(
@@ -166,5 +196,32 @@ mod tests {
         assert_eq!(step("#step=2x"), None);
         assert_eq!(step("#record=a"), None);
         assert_eq!(step("#step=99999999999"), None);
+    }
+
+    #[test]
+    fn a_comparison_is_two_ids_and_its_current_difference() {
+        let link = parse("#record=a&compare=x%2Cy,b%20c&diff=3", |v| {
+            v.replace("%2C", ",").replace("%20", " ")
+        });
+        assert_eq!(link.compare, Some(["x,y".into(), "b c".into()]));
+        assert_eq!(link.diff, Some(2));
+        for bad in ["#compare=a", "#compare=,b", "#compare=a,", "#compare="] {
+            assert_eq!(plain(bad).compare, None, "{bad}");
+        }
+        let shown = Shown {
+            id: "a",
+            lang: Lang::En,
+            step: None,
+            find: "",
+            compare: Some((["x,y", "b"], Some(0))),
+        };
+        let encode = |v: &str| v.replace(',', "%2C");
+        let hash = write("#compare=old,older&diff=9&src=s", shown, encode);
+        assert_eq!(hash, "#src=s&record=a&lang=en&compare=x%2Cy,b&diff=1");
+        let back = parse(&hash, |v| v.replace("%2C", ","));
+        assert_eq!(
+            (back.compare, back.diff),
+            (Some(["x,y".into(), "b".into()]), Some(0))
+        );
     }
 }

@@ -22,6 +22,85 @@ pub fn count(diff: &Diff) -> usize {
         + diff.final_lanes.len()
 }
 
+/// One difference, as the viewer lists it and `lane-records diff` prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// What it is: `only_a`, `only_b`, `asked`, `answered` (steps), `holders` (a project's),
+    /// `refused`, `hold` (a hold's time) or `final_lane` (the DOM's `data-diff-kind`).
+    pub kind: &'static str,
+    /// Its step in A and in B (from 0), where it has one.
+    pub steps: [Option<usize>; 2],
+    /// In words.
+    pub text: String,
+}
+
+/// The five groups [`items`] come in: changed steps, projects, refused runs, hold times and
+/// final lanes.
+pub const GROUPS: [&[&str]; 5] = [
+    &["only_a", "only_b", "asked", "answered"],
+    &["holders"],
+    &["refused"],
+    &["hold"],
+    &["final_lane"],
+];
+
+/// Every difference of `diff` in words, group by group ([`GROUPS`]), steps in step order.
+pub fn items(lang: Lang, a: &Record, b: &Record, diff: &Diff) -> Vec<Item> {
+    let t = |m: DiffMsg| text(lang, m);
+    let mut out = Vec::with_capacity(count(diff));
+    for c in &diff.steps {
+        out.push(Item {
+            kind: c.kind.as_str(),
+            steps: [c.a.clone(), c.b.clone()].map(|r| (!r.is_empty()).then_some(r.start)),
+            text: step_change(lang, a, b, c),
+        });
+    }
+    for p in &diff.projects {
+        let [ha, hb] = p.holds.each_ref().map(|h| hold(lang, h.as_ref()));
+        out.push(Item {
+            kind: "holders",
+            steps: p
+                .holds
+                .each_ref()
+                .map(|h| h.as_ref().and_then(|h| h.from.or(h.to))),
+            text: fill(
+                t(DiffMsg::Holders),
+                &[&p.project, &group(p.first + 1), &ha, &hb],
+            ),
+        });
+    }
+    for r in &diff.refusals {
+        let (msg, refusal) = match &r.refused {
+            [Some(refusal), _] => (DiffMsg::RefusedA, refusal),
+            [None, Some(refusal)] => (DiffMsg::RefusedB, refusal),
+            [None, None] => continue,
+        };
+        let step = fill(t(DiffMsg::Step), &[&group(refusal.step + 1)]);
+        out.push(Item {
+            kind: "refused",
+            steps: r.refused.each_ref().map(|f| f.as_ref().map(|f| f.step)),
+            text: fill(t(msg), &[&r.project, &r.run, refusal.code, &step]),
+        });
+    }
+    for h in &diff.holds {
+        let [ma, mb] = h.millis.map(seconds);
+        out.push(Item {
+            kind: "hold",
+            steps: h.from,
+            text: fill(t(DiffMsg::Longer), &[&h.project, &h.run, &ma, &mb]),
+        });
+    }
+    for l in &diff.final_lanes {
+        let [la, lb] = l.lanes.each_ref().map(|v| final_lane(lang, v.as_ref()));
+        out.push(Item {
+            kind: "final_lane",
+            steps: [a.steps.len().checked_sub(1), b.steps.len().checked_sub(1)],
+            text: fill(t(DiffMsg::FinalLane), &[&l.project, &la, &lb]),
+        });
+    }
+    out
+}
+
 /// The comparison of `a` and `b` (named `names`, e.g. their files) in lines.
 pub fn lines(lang: Lang, names: [&str; 2], a: &Record, b: &Record, diff: &Diff) -> Vec<String> {
     let t = |m: DiffMsg| text(lang, m);
@@ -32,80 +111,40 @@ pub fn lines(lang: Lang, names: [&str; 2], a: &Record, b: &Record, diff: &Diff) 
             &[side, name, record.id.as_str(), &group(record.steps.len())],
         ));
     }
-    let n = count(diff);
-    if n == 0 {
-        out.push(t(DiffMsg::Same).to_owned());
+    out.push(summary(lang, diff));
+    if diff.is_empty() {
         return out;
     }
-    out.push(if n == 1 {
-        t(DiffMsg::CountOne).to_owned()
-    } else {
-        fill(t(DiffMsg::Count), &[&group(n)])
-    });
     if diff.approximate {
-        out.push(fill(
-            t(DiffMsg::Approximate),
-            &[&group(project_lanes::record::diff::BUDGET)],
-        ));
+        out.push(approximate(lang));
     }
-    let mut listed = |items: Vec<String>| {
-        let more = items.len().saturating_sub(NAMED);
-        out.extend(items.into_iter().take(NAMED).map(|l| format!("  {l}")));
+    let items = items(lang, a, b, diff);
+    for kinds in GROUPS {
+        let listed: Vec<&Item> = items.iter().filter(|i| kinds.contains(&i.kind)).collect();
+        let more = listed.len().saturating_sub(NAMED);
+        out.extend(listed.iter().take(NAMED).map(|i| format!("  {}", i.text)));
         if more > 0 {
             out.push(format!("  {}", fill(t(DiffMsg::More), &[&group(more)])));
         }
-    };
-    listed(
-        diff.steps
-            .iter()
-            .map(|c| step_change(lang, a, b, c))
-            .collect(),
-    );
-    listed(
-        diff.projects
-            .iter()
-            .map(|p| {
-                let [ha, hb] = p.holds.each_ref().map(|h| hold(lang, h.as_ref()));
-                fill(
-                    t(DiffMsg::Holders),
-                    &[&p.project, &group(p.first + 1), &ha, &hb],
-                )
-            })
-            .collect(),
-    );
-    listed(
-        diff.refusals
-            .iter()
-            .map(|r| {
-                let (msg, refusal) = match &r.refused {
-                    [Some(refusal), _] => (DiffMsg::RefusedA, refusal),
-                    [None, Some(refusal)] => (DiffMsg::RefusedB, refusal),
-                    [None, None] => return String::new(),
-                };
-                let step = fill(t(DiffMsg::Step), &[&group(refusal.step + 1)]);
-                fill(t(msg), &[&r.project, &r.run, refusal.code, &step])
-            })
-            .collect(),
-    );
-    listed(
-        diff.holds
-            .iter()
-            .map(|h| {
-                let [ma, mb] = h.millis.map(seconds);
-                fill(t(DiffMsg::Longer), &[&h.project, &h.run, &ma, &mb])
-            })
-            .collect(),
-    );
-    listed(
-        diff.final_lanes
-            .iter()
-            .map(|l| {
-                let [la, lb] = l.lanes.each_ref().map(|v| final_lane(lang, v.as_ref()));
-                fill(t(DiffMsg::FinalLane), &[&l.project, &la, &lb])
-            })
-            .collect(),
-    );
+    }
     out
+}
+
+/// "No differences: …" or "2 differences:".
+pub fn summary(lang: Lang, diff: &Diff) -> String {
+    match count(diff) {
+        0 => text(lang, DiffMsg::Same).to_owned(),
+        1 => text(lang, DiffMsg::CountOne).to_owned(),
+        n => fill(text(lang, DiffMsg::Count), &[&group(n)]),
+    }
+}
+
+/// That the alignment gave up past its budget.
+pub fn approximate(lang: Lang) -> String {
+    fill(
+        text(lang, DiffMsg::Approximate),
+        &[&group(project_lanes::record::diff::BUDGET)],
+    )
 }
 
 /// A change of steps in words.
@@ -143,7 +182,7 @@ fn step_change(lang: Lang, a: &Record, b: &Record, change: &StepChange) -> Strin
             let (msg, said_a, said_b) = if change.kind == ChangeKind::Asked {
                 (DiffMsg::Asked, asked(lang, sa), asked(lang, sb))
             } else {
-                (DiffMsg::Answered, response(lang, sa), response(lang, sb))
+                (DiffMsg::Answered, answer(lang, sa), answer(lang, sb))
             };
             fill(
                 t(msg),
@@ -160,7 +199,7 @@ fn step_change(lang: Lang, a: &Record, b: &Record, change: &StepChange) -> Strin
 }
 
 /// A step as asked: its operation and its inputs' values (`claim docs nightly-7`).
-fn step(lang: Lang, step: &Step) -> String {
+pub(crate) fn step(lang: Lang, step: &Step) -> String {
     let input = &step.input;
     let mut words = vec![text(lang, Term::Op(step.op)).to_owned()];
     for value in [
@@ -179,7 +218,7 @@ fn step(lang: Lang, step: &Step) -> String {
 }
 
 /// What a step was given that the alignment does not match on: its outcome or `saved`.
-fn asked(lang: Lang, step: &Step) -> String {
+pub(crate) fn asked(lang: Lang, step: &Step) -> String {
     let outcome = step.input.outcome.as_deref().map(|o| {
         o.parse::<project_lanes::Outcome>()
             .map_or_else(|_| o.to_owned(), |o| describe::outcome(lang, o))
@@ -192,8 +231,18 @@ fn asked(lang: Lang, step: &Step) -> String {
         .join(" · ")
 }
 
+/// A step's response, short: the code of a refusal, else its words.
+fn answer(lang: Lang, step: &Step) -> String {
+    let (code, words) = describe::response(lang, &step.result, step.input.saved);
+    if code.is_empty() {
+        words
+    } else {
+        code.to_string()
+    }
+}
+
 /// A step's response in words, its code first if it was refused.
-fn response(lang: Lang, step: &Step) -> String {
+pub(crate) fn response(lang: Lang, step: &Step) -> String {
     let (code, words) = describe::response(lang, &step.result, step.input.saved);
     if code.is_empty() {
         words

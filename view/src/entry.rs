@@ -67,6 +67,11 @@ impl<T> Content<T> {
     pub fn is_pending(&self) -> bool {
         matches!(self, Content::Pending)
     }
+
+    /// It could not be shown.
+    pub fn is_failed(&self) -> bool {
+        matches!(self, Content::Failed(_))
+    }
 }
 
 impl<T> From<Result<Rc<Loaded<T>>, LoadError<T>>> for Content<T> {

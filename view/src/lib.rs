@@ -64,6 +64,7 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod deep_link;
 pub mod describe;
 pub mod diff;

@@ -19,7 +19,7 @@ export function defineLaneViewer(loader) {
     },
   };
   const BOOLEAN = ["open", "hash", "tabs"];
-  const ATTRIBUTES = ["src", "record", "lang", "step", "max-bytes", ...BOOLEAN];
+  const ATTRIBUTES = ["src", "record", "lang", "step", "max-bytes", "compare", ...BOOLEAN];
 
   /** Adds the viewer's stylesheet to the document once (the loader's linkStylesheet). */
   function addStylesheet(doc) {
@@ -112,10 +112,14 @@ export function defineLaneViewer(loader) {
       }
     }
 
-    /** The inline record, if the element holds one. */
+    /** The inline record, if the element holds one (the first, if it holds several). */
     #inline() {
-      const script = this.querySelector(':scope > script[type="application/json"]');
-      return script ? script.textContent : null;
+      return this.#inlines()[0] ?? null;
+    }
+
+    /** Every inline record, in order (`mdbook-lanes`' {{#lanes-diff}} puts two). */
+    #inlines() {
+      return [...this.querySelectorAll(':scope > script[type="application/json"]')].map((s) => s.textContent);
     }
 
     /** The element's language for its own words: its lang attribute if the viewer speaks it,
@@ -165,6 +169,10 @@ export function defineLaneViewer(loader) {
       if (max !== null && !(/^[1-9][0-9]{0,15}$/.test(max) && Number.isSafeInteger(Number(max)))) {
         return `max-bytes="${max}": expected a whole number of bytes, from 1 to ${Number.MAX_SAFE_INTEGER}`;
       }
+      const compare = this.getAttribute("compare");
+      if (compare !== null && compare.trim().split(/\s+/).length !== 2) {
+        return `compare="${compare}": expected two record ids, separated by a space`;
+      }
       for (const name of BOOLEAN) {
         const v = this.getAttribute(name);
         if (v !== null && v !== "" && v !== "true" && v !== "false") {
@@ -187,7 +195,8 @@ export function defineLaneViewer(loader) {
       const options = {
         open: this.#flag("open", false),
         hash: this.#flag("hash", false),
-        tabs: this.#flag("tabs", !(text !== null || this.hasAttribute("record"))),
+        // A comparison shows both records' tabs.
+        tabs: this.#flag("tabs", this.hasAttribute("compare") || !(text !== null || this.hasAttribute("record"))),
       };
       for (const name of ["src", "record", "lang"]) {
         const v = this.getAttribute(name);
@@ -196,6 +205,9 @@ export function defineLaneViewer(loader) {
       if (text !== null) options.text = text;
       const max = this.getAttribute("max-bytes");
       if (max !== null) options.maxBytes = Number(max);
+      // With several inline records, the others are opened after mount (see #start).
+      const compare = this.getAttribute("compare");
+      if (compare !== null && this.#inlines().length < 2) options.compare = compare.trim().split(/\s+/);
       return options;
     }
 
@@ -231,6 +243,15 @@ export function defineLaneViewer(loader) {
       if (generation !== this.#generation) {
         viewer.destroy();
         return;
+      }
+      // Inline records after the first become tabs; the first stays selected.
+      const extra = this.#inlines().slice(1);
+      if (extra.length > 0) {
+        const first = viewer.selected;
+        extra.forEach((text, i) => viewer.open_text(`record-${i + 2}.json`, text));
+        if (first != null) viewer.select(first);
+        const compare = this.getAttribute("compare");
+        if (compare !== null) viewer.compare(...compare.trim().split(/\s+/));
       }
       // The live viewer takes the place of the static content (the inline record stays); when it
       // could show no record at all (its error says why), the static content stays under it.

@@ -17,6 +17,8 @@ export interface MountOptions {
   tabs?: boolean | null;
   /** A record held as text by the page: shown alone, with no fetch. Not with `src`. */
   text?: string | null;
+  /** Two record ids: the viewer compares record A with record B (`&compare=a,b` in the deep link). */
+  compare?: [string, string] | null;
   /** The largest version 3 record taken, in bytes: a whole number from 1 to 2^53 − 1 (default 64 MiB). */
   maxBytes?: number | null;
   /** Aborted before mount() resolves: every fetch and read stops, the viewer is destroyed, mount() rejects. */
@@ -35,6 +37,10 @@ export interface Viewer {
   settled(): Promise<void>;
   /** Makes step n (from 0, as data-step counts) current; false, changing nothing, unless n is a step. */
   select_step(n: number): boolean;
+  /** Compares record a with record b (ids); false (showing UNKNOWN_RECORD) if either is unknown. */
+  compare(a: string, b: string): boolean;
+  /** Ends the comparison, if any. */
+  stop_comparing(): void;
   /** The current step (from 0), if one is selected. */
   readonly current_step: number | undefined;
   /** The selected record's id, if any record loaded. */
@@ -64,7 +70,7 @@ export interface LaneViewerEventDetail {
 /**
  * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
  * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
- * link counts), max-bytes (maxBytes), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
+ * link counts), max-bytes (maxBytes), compare (two ids separated by a space), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
  * mount()'s where a page embeds it: open and hash are false, and tabs is false when the element
  * names one record or holds one.
  */

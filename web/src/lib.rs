@@ -16,6 +16,7 @@
 //!   hash: true,                // follow and update #record=<id>&lang=<en|ja>[&step=<n>] (one per page)
 //!   open: true,                // the "Open records…" button and dropped files (default)
 //!   tabs: true,                // the row of record tabs (default); false: the record alone
+//!   compare: ["a", "b"],       // compare record a with record b (also &compare=a,b in the link)
 //!   maxBytes: 256 * 2 ** 20,   // the largest version 3 record taken (default 64 MiB)
 //!   signal,                    // an AbortSignal: aborting it stops the opening, frees the viewer
 //! });
@@ -105,6 +106,9 @@ struct Options {
     /// A record held as text by the page (`<lane-viewer>`'s inline JSON): shown alone, with no
     /// fetch; read, checked and replayed like any other, with no hash to compare. Not with `src`.
     text: Option<String>,
+    /// Two record ids, `["a", "b"]`: the viewer compares record A with record B
+    /// (`project_lanes_view::compare`).
+    compare: Option<Vec<String>>,
     /// The largest version 3 record the viewer takes, in bytes: a whole number from 1 to 2^53 − 1
     /// (default 64 MiB, `lane-records replay`'s default). A record past it is refused with
     /// `RECORD_TOO_LARGE`, from its length or as soon as more has arrived; versions 1 and 2
@@ -118,12 +122,12 @@ struct Options {
 }
 
 /// The fields of [`Options`].
-const OPTION_NAMES: [&str; 9] = [
-    "src", "lang", "record", "hash", "open", "tabs", "text", "maxBytes", "signal",
+const OPTION_NAMES: [&str; 10] = [
+    "src", "lang", "record", "hash", "open", "tabs", "text", "compare", "maxBytes", "signal",
 ];
 /// [`OPTION_NAMES`] as an error names them.
 const OPTION_LIST: &str =
-    "`src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`, `maxBytes`, `signal`";
+    "`src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`, `compare`, `maxBytes`, `signal`";
 
 /// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
 /// until `destroy`); `destroy` removes it.
@@ -223,6 +227,31 @@ impl Viewer {
         self.core.state.borrow().selected_id().map(String::from)
     }
 
+    /// Compares record `a` with record `b` (ids): the list of differences appears above the
+    /// panel once both are read. Returns `false` (and shows `UNKNOWN_RECORD`) if either id names
+    /// no record. `stop_comparing` ends it.
+    pub fn compare(&self, a: &str, b: &str) -> bool {
+        if self.core.destroyed() {
+            return false;
+        }
+        let known = {
+            let state = self.core.state.borrow();
+            state.position(a).is_some() && state.position(b).is_some()
+        };
+        let ids = [a.to_string(), b.to_string()];
+        self.core.call(move |core, view| {
+            core.change(view, |s| ((), s.set_compare(Some(ids), Origin::User)));
+        });
+        known
+    }
+
+    /// Ends the comparison, if any.
+    pub fn stop_comparing(&self) {
+        self.core.call(move |core, view| {
+            core.change(view, |s| ((), s.set_compare(None, Origin::User)));
+        });
+    }
+
     /// The current language tag.
     #[wasm_bindgen(getter)]
     pub fn lang(&self) -> String {
@@ -242,7 +271,7 @@ impl Viewer {
 /// reason when `signal` is aborted before it resolves (the viewer is then destroyed).
 #[wasm_bindgen]
 pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue> {
-    let options = read_options(options).map_err(|e| js_sys::TypeError::new(&e))?;
+    let mut options = read_options(options).map_err(|e| js_sys::TypeError::new(&e))?;
     let lang = match options.lang.as_deref() {
         None => None,
         Some(tag) => Some(Lang::from_tag(tag).ok_or_else(|| {
@@ -297,6 +326,15 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
         )
         .into());
     }
+    let compare = match options.compare.take() {
+        None => None,
+        Some(ids) => Some(<[String; 2]>::try_from(ids).map_err(|ids| {
+            js_sys::TypeError::new(&format!(
+                "lane-viewer options: compare must name two records, [\"a\", \"b\"], not {}",
+                ids.len()
+            ))
+        })?),
+    };
     let tabs = options.tabs.unwrap_or(true);
     let open = options.open.unwrap_or(true);
     let core = Core::create(&element, lang, hash, open, tabs, max_bytes);
@@ -316,7 +354,11 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
             .ok();
         (signal, on_abort)
     });
-    open_first(&core, options.src, options.text, options.record).await;
+    let first = First {
+        record: options.record,
+        compare,
+    };
+    open_first(&core, options.src, options.text, first).await;
     if let Some((signal, on_abort)) = abort {
         signal
             .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref())
@@ -337,16 +379,18 @@ fn max_bytes(n: f64) -> Option<u64> {
 
 /// Opens what `mount` was given: the page's text, or `src` (a record, or an index whose records
 /// are then fetched, the selected one first).
-async fn open_first(
-    core: &Shared,
-    src: Option<String>,
-    text: Option<String>,
+/// What `mount` shows first: the record it names, and the two records it compares.
+#[derive(Clone)]
+struct First {
     record: Option<String>,
-) {
+    compare: Option<[String; 2]>,
+}
+
+async fn open_first(core: &Shared, src: Option<String>, text: Option<String>, first: First) {
     let reading = core.reading.clone();
     if let Some(text) = text {
         let entry = load::held(text, &reading);
-        loaded(core, entry.map(|e| vec![e]), record);
+        loaded(core, entry.map(|e| vec![e]), first);
         return;
     }
     let src = src.as_deref().unwrap_or("records/index.json");
@@ -355,7 +399,7 @@ async fn open_first(
             // Tabs at once, every record still loading; then the selected record first, so it
             // is shown as soon as its own file arrives, and the others one by one.
             let entries = load::pending(&url, &records);
-            loaded(core, Ok(entries), record);
+            loaded(core, Ok(entries), first);
             let selected = core.state.borrow().selected_id().map(String::from);
             let first = records
                 .iter()
@@ -375,25 +419,26 @@ async fn open_first(
             })
             .await;
         }
-        Ok(load::Listing::Record(entry)) => loaded(core, Ok(vec![entry]), record),
-        Err(error) => loaded(core, Err(error), record),
+        Ok(load::Listing::Record(entry)) => loaded(core, Ok(vec![entry]), first),
+        Err(error) => loaded(core, Err(error), first),
     }
 }
 
 /// The index (or the single record) arrived, or could not be shown: the state takes it, with
 /// the deep link as it is now (a link followed while the index loaded wins).
-fn loaded(
-    core: &Shared,
-    result: Result<Vec<entry::Entry>, entry::LoadError>,
-    record: Option<String>,
-) {
+fn loaded(core: &Shared, result: Result<Vec<entry::Entry>, entry::LoadError>, first: First) {
+    let First { record, compare } = first;
     core.call(move |core, view| {
         let follows = core.state.borrow().follows_link;
-        let link = if follows {
+        let mut link = if follows {
             link::read()
         } else {
             project_lanes_view::deep_link::Link::default()
         };
+        // `compare` wins over the link's, as `record` does.
+        if compare.is_some() {
+            link.compare = compare;
+        }
         core.change(view, |s| ((), s.loaded(result, record, link)));
     });
 }

@@ -128,5 +128,76 @@ catalog! {
             en: "… and {0} more (--json lists every one)",
             ja: "…ほか {0} 件（--json ですべて示します）",
         }
+        /// The viewer's "Compare with…" control.
+        CompareWith {
+            en: "Compare with…",
+            ja: "比較する記録…",
+        }
+        /// The control's first choice: no comparison.
+        CompareNothing {
+            en: "(no comparison)",
+            ja: "（比較しない）",
+        }
+        /// The comparison's heading; `{0}`: A's title, `{1}`: B's.
+        Comparing {
+            en: "Comparing A, {0}, with B, {1}",
+            ja: "A「{0}」と B「{1}」の比較",
+        }
+        /// The button that ends the comparison.
+        StopComparing {
+            en: "Stop comparing",
+            ja: "比較をやめる",
+        }
+        /// The list of differences (its label).
+        ListLabel {
+            en: "Differences",
+            ja: "違いの一覧",
+        }
+        /// The strip's label; `{0}`: A's steps, `{1}`: B's.
+        StripLabel {
+            en: "Where the records differ: A's {0} steps above, B's {1} below, each from its first step to its last",
+            ja: "記録が異なる位置。上は A の {0} ステップ、下は B の {1} ステップで、どちらも最初から最後までを示します",
+        }
+        /// More differences than the viewer lists; `{0}`: how many are not listed.
+        ListMore {
+            en: "… and {0} more: `lane-records diff --json` lists every one",
+            ja: "…ほか {0} 件（`lane-records diff --json` ですべて示します）",
+        }
+        /// Waiting for a record before comparing.
+        ComparePending {
+            en: "The comparison is shown once both records are read.",
+            ja: "両方の記録を読み込むと比較を表示します。",
+        }
+        /// A record to compare could not be read; `{0}`: A or B.
+        CompareFailed {
+            en: "Nothing to compare: record {0} could not be read.",
+            ja: "記録 {0} を読み込めなかったため、比較できません。",
+        }
+        /// A side of the current difference; `{0}`: A or B, `{1}`: the step.
+        Side {
+            en: "{0} · {1}",
+            ja: "{0}・{1}",
+        }
+        /// A side of the current difference with no step there; `{0}`: A or B.
+        NoStep {
+            en: "{0} has no step here",
+            ja: "{0} にはこの位置のステップがありません",
+        }
+        /// What a step asked.
+        SideAsked {
+            en: "Asked: {0}",
+            ja: "入力：{0}",
+        }
+        /// What a step answered.
+        SideAnswered {
+            en: "Answered: {0}",
+            ja: "応答：{0}",
+        }
+        /// The button that shows a side's step in the record's own panel; `{0}`: the step,
+        /// `{1}`: A or B.
+        ShowStep {
+            en: "Show {0} of {1}",
+            ja: "{1} の{0} を表示",
+        }
     }
 }

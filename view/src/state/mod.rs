@@ -12,6 +12,9 @@ use crate::find::{Found, QueryError};
 use crate::i18n::Lang;
 use crate::timeline::{Axis, MAX_ROWS, Rows, Window, Zoom, rows};
 
+pub use compare::Comparison;
+
+mod compare;
 mod find;
 #[cfg(test)]
 mod tests;
@@ -57,6 +60,8 @@ pub struct Changes {
     pub step: Option<bool>,
     /// The find box's query or its matches.
     pub find: bool,
+    /// The comparison (which records, their differences, the current one).
+    pub compare: bool,
     /// The deep link is written.
     pub link: Option<Write>,
 }
@@ -75,6 +80,7 @@ impl std::ops::BitOrAssign for Changes {
             (a, b) => a.or(b),
         };
         self.find |= other.find;
+        self.compare |= other.compare;
         self.link = match (self.link, other.link) {
             (Some(Write::Push), _) | (_, Some(Write::Push)) => Some(Write::Push),
             (a, b) => a.or(b),
@@ -119,6 +125,8 @@ pub struct State<T> {
     /// The query's matches in the selected record, or why it was not taken; `None` while the
     /// query is empty or the record is not loaded.
     pub found: Option<Result<Found, QueryError>>,
+    /// Two records compared, if any.
+    pub compare: Option<Comparison>,
 }
 
 impl<T> State<T> {
@@ -140,6 +148,7 @@ impl<T> State<T> {
             rows: 0,
             query: String::new(),
             found: None,
+            compare: None,
         }
     }
 
@@ -216,6 +225,12 @@ impl<T> State<T> {
             self.query = query;
         }
         self.refind();
+        if link.compare.is_some() {
+            self.set_compare(link.compare, Origin::Link);
+            if let Some(k) = link.diff {
+                self.select_diff(k, Origin::Link);
+            }
+        }
         Changes {
             all: true,
             step: self.current_step.map(|_| true),
@@ -234,6 +249,7 @@ impl<T> State<T> {
         let mut changes = Changes {
             tab: Some(i),
             loaded: !self.busy(),
+            compare: self.recompare(),
             ..Changes::default()
         };
         if i == self.selected {
@@ -431,6 +447,10 @@ impl<T> State<T> {
             None => {}
         }
         changes |= self.set_query(link.find.as_deref().unwrap_or_default(), Origin::Link);
+        changes |= self.set_compare(link.compare, Origin::Link);
+        if let Some(k) = link.diff {
+            changes |= self.select_diff(k, Origin::Link);
+        }
         changes
     }
 
@@ -442,6 +462,10 @@ impl<T> State<T> {
             lang: self.lang,
             step: self.current_step,
             find: &self.query,
+            compare: self.compare.as_ref().map(|c| {
+                let [a, b] = c.ids.each_ref();
+                ([a.as_str(), b.as_str()], c.at)
+            }),
         };
         let hash = deep_link::write(current, shown, encode);
         (hash != current).then_some(hash)
@@ -460,6 +484,7 @@ impl<T> State<T> {
     /// Forgets every record (the viewer is destroyed).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.compare = None;
     }
 
     /// Appends entries; an opened record whose id is already shown becomes an error tab, named

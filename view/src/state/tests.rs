@@ -53,7 +53,7 @@ fn link(record: Option<&str>, lang: Option<Lang>, step: Option<usize>) -> Link {
         record: record.map(String::from),
         lang,
         step,
-        find: None,
+        ..Link::default()
     }
 }
 
@@ -385,4 +385,60 @@ fn a_query_waits_for_its_record() {
     let changes = state.arrived(0, record("a", 2).content);
     assert!(changes.find);
     assert_eq!(found(&state), Some(vec![0, 1]));
+}
+
+#[test]
+fn a_comparison_waits_for_both_records_walks_its_differences_and_shows_a_side() {
+    let mut state = mounted(true);
+    state.loaded(
+        Ok(vec![record("a", 2), pending("b")]),
+        None,
+        Link {
+            compare: Some(["a".into(), "b".into()]),
+            diff: Some(1),
+            ..Link::default()
+        },
+    );
+    let comparison = state.compare.as_ref().unwrap();
+    assert_eq!(comparison.ids, ["a".to_string(), "b".to_string()]);
+    assert!(comparison.diff.is_none(), "b is still loading");
+    // b claims docs three times: two steps only in b, two refusals only in b.
+    let changes = state.arrived(1, record("b", 4).content);
+    assert!(changes.compare);
+    let comparison = state.compare.as_ref().unwrap();
+    assert_eq!(comparison.listed(), 3, "{:?}", comparison.diff);
+    assert_eq!(comparison.at, Some(1), "the link's difference, kept");
+    assert_eq!(state.step_diff(true).link, Some(Write::Push));
+    assert_eq!(state.compare.as_ref().unwrap().at, Some(2));
+    state.step_diff(true);
+    assert_eq!(
+        state.compare.as_ref().unwrap().at,
+        Some(0),
+        "round past the last"
+    );
+    state.step_diff(false);
+    assert_eq!(state.compare.as_ref().unwrap().at, Some(2));
+    assert!(state.select_diff(3, Origin::User) == Changes::default());
+    let hash = state.link("", |v| v.to_string()).unwrap();
+    assert!(hash.ends_with("&compare=a,b&diff=3"), "{hash}");
+
+    // Difference 0: steps 3 and 4 in B only; showing B selects it at step 3.
+    state.select_diff(0, Origin::User);
+    state.show_side(1);
+    assert_eq!(
+        (state.selected_id(), state.current_step),
+        (Some("b"), Some(2))
+    );
+    assert!(state.compare.is_some(), "the comparison stays");
+
+    assert!(
+        state
+            .set_compare(Some(["a".into(), "nope".into()]), Origin::User)
+            .status
+    );
+    assert!(state.notice.is_some() && state.compare.is_some());
+    assert!(state.set_compare(None, Origin::User).compare);
+    assert!(state.compare.is_none());
+    let hash = state.link("", |v| v.to_string()).unwrap();
+    assert!(!hash.contains("compare"), "{hash}");
 }

@@ -45,9 +45,9 @@ impl Core {
                 Listener::new(&root, "click", with(&weak, on_click)),
                 Listener::new(&root, "keydown", with(&weak, on_keydown)),
                 Listener::new(&root, "input", with(&weak, on_input)),
+                Listener::new(&root, "change", with(&weak, on_change)),
             ];
             if view.open_controls() {
-                listeners.push(Listener::new(&root, "change", with(&weak, on_change)));
                 listeners.push(Listener::new(&root, "dragover", |event: Event| {
                     // Accepting the drag is what makes the drop event fire.
                     event.prevent_default();
@@ -73,7 +73,20 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
     let Some(target) = event_element(&event) else {
         return;
     };
-    if let Some(tab) = closest(&target, "[role=tab][data-record-id]")
+    if let Some(k) = closest(&target, "[data-diff-choice]")
+        .and_then(|b| b.get_attribute("data-diff-choice")?.parse::<usize>().ok())
+    {
+        core.change(view, |s| ((), s.select_diff(k, Origin::User)));
+        view.focus_after = view.find("[aria-current=true] [data-diff-choice]");
+    } else if closest(&target, "[data-compare-close]").is_some() {
+        core.change(view, |s| ((), s.set_compare(None, Origin::User)));
+        view.focus_after = view
+            .find("[data-compare-with]")
+            .or_else(|| view.find("[role=tabpanel]"));
+    } else if let Some(side) = closest(&target, "[data-compare-show]") {
+        let side = usize::from(side.get_attribute("data-compare-show").as_deref() == Some("b"));
+        core.change(view, |s| ((), s.show_side(side)));
+    } else if let Some(tab) = closest(&target, "[role=tab][data-record-id]")
         && let Some(id) = tab.get_attribute("data-record-id")
     {
         core.change(view, |s| s.select(&id, Origin::User));
@@ -165,9 +178,30 @@ fn select_step(core: &Core, view: &mut View, action: project_lanes_view::timelin
     }
 }
 
-/// The file picker's choice.
-fn on_change(_: &Core, view: &mut View, event: Event) {
-    let Some(input) = event_element(&event).filter(|e| e.has_attribute("data-open-input")) else {
+/// The file picker's choice, or the record chosen to compare with ("Compare with…").
+fn on_change(core: &Core, view: &mut View, event: Event) {
+    let Some(target) = event_element(&event) else {
+        return;
+    };
+    if target.has_attribute("data-compare-with") {
+        let other = js_sys::Reflect::get(&target, &"value".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        let Some(selected) = core.state.borrow().selected_id().map(String::from) else {
+            return;
+        };
+        if !other.is_empty() {
+            core.change(view, |s| {
+                ((), s.set_compare(Some([selected, other]), Origin::User))
+            });
+            view.focus_after = view
+                .find("[aria-current=true] [data-diff-choice]")
+                .or_else(|| view.find("[data-compare-close]"));
+        }
+        return;
+    }
+    let Some(input) = Some(target).filter(|e| e.has_attribute("data-open-input")) else {
         return;
     };
     let input: HtmlInputElement = input.unchecked_into();
@@ -216,6 +250,28 @@ fn on_keydown(core: &Core, view: &mut View, event: Event) {
         return;
     }
     if keys.shift_key() {
+        return;
+    }
+    // In the list of differences: arrows, `]` and `[` walk it round, Home and End go to its
+    // ends; focus stays on the current difference.
+    let listed = core.state.borrow().compare.as_ref().map(|c| c.listed());
+    if event_element(&event).is_some_and(|e| e.has_attribute("data-diff-choice"))
+        && let Some(listed) = listed
+    {
+        // `Ok(k)`: difference k; `Err(forward)`: the next or the previous one.
+        let to = match keys.key().as_str() {
+            "ArrowDown" | "ArrowRight" | "]" => Err(true),
+            "ArrowUp" | "ArrowLeft" | "[" => Err(false),
+            "Home" => Ok(0),
+            "End" => Ok(listed.saturating_sub(1)),
+            _ => return,
+        };
+        event.prevent_default();
+        core.change(view, |s| match to {
+            Ok(k) => ((), s.select_diff(k, Origin::User)),
+            Err(forward) => ((), s.step_diff(forward)),
+        });
+        view.focus_after = view.find("[aria-current=true] [data-diff-choice]");
         return;
     }
     if let Some(target) = event_element(&event)

@@ -189,6 +189,11 @@ impl Core {
             let settled = self.settled.borrow().clone();
             view.show_step(&state, changes.step.unwrap_or(false), settled);
         }
+        // The "Compare with…" control lists the records other than the selected one.
+        let chooser = changes.tabs || changes.panel || changes.tab.is_some();
+        if (changes.compare || chooser) && !changes.all {
+            view.render_compare(&state);
+        }
         let redrawn = changes.find || changes.panel || changes.all || changes.timeline;
         if redrawn || changes.step.is_some() {
             view.show_find(&state, redrawn);

@@ -5,8 +5,9 @@
 use std::rc::{Rc, Weak};
 
 use js_sys::Reflect;
+use project_lanes_view::compare;
 use project_lanes_view::frame::{self, TabIds};
-use project_lanes_view::i18n::{Lang, Msg, text};
+use project_lanes_view::i18n::{DiffMsg, Lang, Msg, fill, text};
 use project_lanes_view::state::Write;
 use project_lanes_view::timeline::{Axis, Drawing};
 use project_lanes_view::tree::{ROOT, Tree};
@@ -32,6 +33,8 @@ pub struct View {
     langs: Element,
     tools: Element,
     pub(super) tablist: Element,
+    /// The comparison of two records, or the "Compare with…" control.
+    compare: Element,
     panel: Element,
     pub(super) listeners: Vec<Listener>,
     pub(super) destroyed: bool,
@@ -65,13 +68,14 @@ impl View {
         t.attr(status, "role", "status");
         let tablist = t.el(root, "div", "lv-tabs");
         t.attr(tablist, "role", "tablist");
+        let compare = t.el(root, "div", "lv-compare-host");
         let panel = t.el(root, "section", "lv-panel");
         t.attr(panel, "role", "tabpanel");
         t.attr(panel, "tabindex", "0");
         t.attr(panel, "id", &format!("{prefix}-panel"));
         let built = build(&t, host);
-        let [root, status, langs, tools, tablist, panel] =
-            [root, status, langs, tools, tablist, panel].map(|n| built.element(n));
+        let [root, status, langs, tools, tablist, compare, panel] =
+            [root, status, langs, tools, tablist, compare, panel].map(|n| built.element(n));
         View {
             doc,
             root,
@@ -81,6 +85,7 @@ impl View {
             langs,
             tools,
             tablist,
+            compare,
             panel,
             listeners: Vec::new(),
             destroyed: false,
@@ -176,10 +181,83 @@ impl View {
         build(&t, &self.tablist);
         self.update_tabs(state);
         let settled = self.render_panel(state);
+        self.render_compare(state);
         if let Some(selector) = focus {
             self.focus_after = self.find(&selector);
         }
         settled
+    }
+
+    /// The comparison (`project_lanes_view::compare`) of the records the state compares, or
+    /// the "Compare with…" control when the selected record and another are read. Focus on a
+    /// difference stays on the current one.
+    pub(super) fn render_compare(&mut self, state: &State) {
+        let had_focus = self
+            .doc
+            .active_element()
+            .is_some_and(|a| self.compare.contains(Some(&a)));
+        let focused = had_focus
+            .then(|| self.doc.active_element())
+            .flatten()
+            .and_then(|a| {
+                ["data-diff-choice", "data-compare-with", "data-compare-show"]
+                    .into_iter()
+                    .find(|name| a.has_attribute(name))
+            });
+        clear(&self.compare);
+        let lang = state.lang;
+        let mut t = Tree::new();
+        let title = |i: usize| state.entries[i].title.get(lang.tag()).to_owned();
+        if let Some(comparison) = &state.compare {
+            let found = comparison.ids.each_ref().map(|id| state.position(id));
+            let titles = found
+                .iter()
+                .zip(&comparison.ids)
+                .map(|(i, id)| i.map_or(id.clone(), title))
+                .collect::<Vec<_>>();
+            let sides = [0, 1].map(|s| (comparison.ids[s].as_str(), titles[s].as_str()));
+            let records = found.map(|i| {
+                i.and_then(|i| state.entries[i].content.loaded())
+                    .map(|l| &l.record)
+            });
+            let failed = found.iter().zip(["A", "B"]).find_map(|(i, name)| {
+                let read = i.is_some_and(|i| !state.entries[i].content.is_failed());
+                (!read).then_some(name)
+            });
+            let waiting = match failed {
+                Some(name) => fill(text(lang, DiffMsg::CompareFailed), &[name]),
+                None => text(lang, DiffMsg::ComparePending).to_owned(),
+            };
+            let read = match (records, comparison.diff.as_deref()) {
+                ([Some(a), Some(b)], Some(diff)) => Ok((diff, [a, b])),
+                _ => Err(waiting.as_str()),
+            };
+            compare::section(&mut t, ROOT, lang, sides, read, comparison.at);
+        } else if state
+            .selected_entry()
+            .is_some_and(|e| e.content.loaded().is_some())
+        {
+            let others: Vec<(&str, String)> = state
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|&(i, e)| i != state.selected && e.content.loaded().is_some())
+                .map(|(_, e)| (e.id.as_str(), e.title.get(lang.tag()).to_owned()))
+                .collect();
+            if !others.is_empty() {
+                let others: Vec<(&str, &str)> =
+                    others.iter().map(|(id, t)| (*id, t.as_str())).collect();
+                compare::chooser(&mut t, ROOT, lang, &others, &self.prefix);
+            }
+        }
+        build(&t, &self.compare);
+        if let Some(name) = focused {
+            let selector = match name {
+                "data-diff-choice" => "[aria-current=true] [data-diff-choice]".to_owned(),
+                other => format!("[{other}]"),
+            };
+            self.focus_after = self.find(&selector);
+        }
     }
 
     /// The error boxes (the index's, an unknown id's) and, while loading, the loading line.
