@@ -19,8 +19,11 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
 
 /// The fence info word of a scenario block.
 pub const FENCE: &str = "lanes";
-/// The directive that embeds a record file.
+/// The directive that embeds a record file (`{{#lanes PATH}}`) or compares two
+/// (`{{#lanes-diff A B}}`).
 const DIRECTIVE: &str = "{{#lanes";
+/// What follows [`DIRECTIVE`] in the directive that compares two records.
+const DIFF: &str = "-diff";
 
 /// A mistake in a chapter: where it is and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,38 +133,51 @@ pub fn chapter(
             return Err(locate(start, "this {{#lanes …}} has no closing }}".into()));
         };
         let end = start + len + 2;
-        let inside = markdown[start + DIRECTIVE.len()..end - 2].trim();
-        let mut words = inside.split_whitespace();
-        let Some(path) = words.next() else {
+        let mut inside = &markdown[start + DIRECTIVE.len()..end - 2];
+        let diff = inside.starts_with(DIFF);
+        if diff {
+            inside = &inside[DIFF.len()..];
+        } else if !inside.starts_with(char::is_whitespace) && !inside.is_empty() {
             return Err(locate(
                 start,
-                "{{#lanes}} needs a record file: {{#lanes path/to/record.json}}".into(),
-            ));
-        };
-        let options: Vec<&str> = words.collect();
-        let lang = options_lang(&options, at.lang).map_err(|m| locate(start, m))?;
-        let file = at.dir.join(path);
-        let (record, bytes, mismatch) = lane_records::open_record(&file).map_err(|e| {
-            let why = match &e {
-                lane_records::ReadError::Io(_) => {
-                    format!("cannot embed {path} ({})", file.display())
-                }
-                lane_records::ReadError::Parse(_) => format!(
-                    "{path} is not a record this build reads ({}, {})",
-                    file.display(),
-                    e.code()
-                ),
-            };
-            locate(start, format!("{why}: {e}"))
-        })?;
-        if let Some(mismatch) = mismatch {
-            return Err(locate(
-                start,
-                format!("{path} does not replay on the core (REPLAY_MISMATCH) at {mismatch}"),
+                "unknown directive: {{#lanes path/to/record.json}} or {{#lanes-diff a.json b.json}}".into(),
             ));
         }
+        let words: Vec<&str> = inside.split_whitespace().collect();
+        let paths = words.iter().take_while(|w| !w.contains('=')).count();
+        let (paths, options) = words.split_at(paths);
+        let lang = options_lang(options, at.lang).map_err(|m| locate(start, m))?;
+        let wanted = if diff { 2 } else { 1 };
+        if paths.len() != wanted {
+            let usage = if diff {
+                "{{#lanes-diff}} compares two record files: {{#lanes-diff a.json b.json}}"
+            } else {
+                "{{#lanes}} needs a record file: {{#lanes path/to/record.json}}"
+            };
+            return Err(locate(start, usage.into()));
+        }
+        let mut read = Vec::with_capacity(2);
+        for path in paths {
+            read.push(embedded(at.dir, path).map_err(|m| locate(start, m))?);
+        }
         *counter += 1;
-        edits.push((start..end, element(&record, &bytes, lang, *counter)));
+        let html = match &read[..] {
+            [(record, bytes)] => element(record, bytes, lang, *counter),
+            [(a, a_bytes), (b, b_bytes)] => {
+                if a.id == b.id {
+                    return Err(locate(
+                        start,
+                        format!(
+                            "{} and {} are both the record \"{}\": the viewer tells two records apart by their ids, so give one of them another id (its scenario's `id`, or the journal export's)",
+                            paths[0], paths[1], a.id
+                        ),
+                    ));
+                }
+                comparison([(a, a_bytes), (b, b_bytes)], lang)
+            }
+            _ => unreachable!("one or two paths"),
+        };
+        edits.push((start..end, html));
         from = end;
     }
     edits.sort_by_key(|(range, _)| range.start);
@@ -174,6 +190,29 @@ pub fn chapter(
     }
     out.push_str(&markdown[at_byte..]);
     Ok(out)
+}
+
+/// The record file `path` (relative to `dir`) and its bytes, if it replays on the core; else
+/// why not.
+fn embedded(dir: &Path, path: &str) -> Result<(Record, Vec<u8>), String> {
+    let file = dir.join(path);
+    let (record, bytes, mismatch) = lane_records::open_record(&file).map_err(|e| {
+        let why = match &e {
+            lane_records::ReadError::Io(_) => format!("cannot embed {path} ({})", file.display()),
+            lane_records::ReadError::Parse(_) => format!(
+                "{path} is not a record this build reads ({}, {})",
+                file.display(),
+                e.code()
+            ),
+        };
+        format!("{why}: {e}")
+    })?;
+    if let Some(mismatch) = mismatch {
+        return Err(format!(
+            "{path} does not replay on the core (REPLAY_MISMATCH) at {mismatch}"
+        ));
+    }
+    Ok((record, bytes))
 }
 
 /// The language an element is shown in: `lang=en` or `lang=ja` among the options, else `default`.
@@ -264,6 +303,25 @@ fn located(
         message,
         excerpt,
     }
+}
+
+/// The `<lane-viewer>` that compares records A and B (each with its file's bytes): their
+/// comparison as a static picture ([`project_lanes_view::compare::still`]), then both records
+/// inline, made safe as [`lane_records::render::element`] makes one; the element opens the
+/// second after the first and compares them (`compare`).
+fn comparison([(a, a_bytes), (b, b_bytes)]: [(&Record, &Vec<u8>); 2], lang: Lang) -> String {
+    let picture = project_lanes_view::compare::still(a, b, lang);
+    let picture: Vec<&str> = picture.lines().filter(|l| !l.trim().is_empty()).collect();
+    format!(
+        "\n<lane-viewer lang=\"{}\" compare=\"{} {}\" record=\"{}\">\n{}\n<script type=\"application/json\">{}</script>\n<script type=\"application/json\">{}</script>\n</lane-viewer>\n\n",
+        lang.tag(),
+        a.id,
+        b.id,
+        a.id,
+        picture.join("\n"),
+        lane_records::render::inline_json(a_bytes),
+        lane_records::render::inline_json(b_bytes)
+    )
 }
 
 /// The `<lane-viewer>` for `record` (whose JSON is `json`), the `n`th of the book: the one

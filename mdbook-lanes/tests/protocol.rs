@@ -477,3 +477,65 @@ fn install_without_assets_copies_the_viewer_this_build_carries_or_says_how_to_ge
         }
     }
 }
+
+#[test]
+fn lanes_diff_compares_two_record_files_in_one_viewer() {
+    let dir = book();
+    let records = dir.path().join("src/records");
+    std::fs::create_dir(&records).unwrap();
+    let busy = std::fs::read(lane_records::records_dir().join("busy-project.json")).unwrap();
+    let stale = std::fs::read(lane_records::records_dir().join("stale-release.json")).unwrap();
+    std::fs::write(records.join("busy.json"), &busy).unwrap();
+    std::fs::write(records.join("stale.json"), &stale).unwrap();
+    let out = preprocess(
+        dir.path(),
+        "Before.\n\n{{#lanes-diff records/busy.json records/stale.json lang=ja}}\n\nAfter.\n",
+    )
+    .unwrap();
+    assert!(
+        out.contains("<lane-viewer lang=\"ja\" compare=\"busy-project stale-release\" record=\"busy-project\">"),
+        "{out}"
+    );
+    // Both records inline, in order, and the comparison's static picture before them.
+    assert_eq!(out.matches("<script type=\"application/json\">").count(), 2);
+    assert_eq!(inline_record(&out)["id"], "busy-project");
+    let second = &out[out.find("</script>").unwrap() + 9..];
+    assert_eq!(inline_record(second)["id"], "stale-release");
+    let picture = &out[out.find("<lane-viewer").unwrap()..out.find("<script").unwrap()];
+    assert!(picture.contains("data-lane-viewer-static"), "{picture}");
+    assert!(
+        picture.contains("data-compare-a=\"busy-project\""),
+        "{picture}"
+    );
+    assert!(picture.contains("data-diff-kind="), "{picture}");
+    assert!(picture.contains("違いが "), "in Japanese: {picture}");
+    assert!(!picture.contains("\n\n"), "one HTML block for markdown");
+    assert!(out.starts_with("Before.") && out.trim_end().ends_with("After."));
+
+    // The same id twice, one path, three paths, an unknown directive: located errors.
+    for (directive, says) in [
+        (
+            "{{#lanes-diff records/busy.json records/busy.json}}",
+            "both the record \"busy-project\"",
+        ),
+        (
+            "{{#lanes-diff records/busy.json}}",
+            "compares two record files",
+        ),
+        (
+            "{{#lanes-diff a.json b.json c.json}}",
+            "compares two record files",
+        ),
+        ("{{#lanes-dif a.json b.json}}", "unknown directive"),
+        (
+            "{{#lanes-diff records/busy.json gone.json}}",
+            "cannot embed gone.json",
+        ),
+    ] {
+        let err = preprocess(dir.path(), &format!("# T\n\n{directive}\n")).unwrap_err();
+        assert!(
+            err.contains("chapter.md:3:1: ") && err.contains(says),
+            "{directive}: {err}"
+        );
+    }
+}

@@ -1,5 +1,5 @@
 //! `lane-records diff`: two record files of any version read as every reader reads them
-//! ([`open_record_within`](crate::open_record_within)) and compared by the core's model
+//! ([`open_record_within`]) and compared by the core's model
 //! ([`project_lanes::record::diff`]), for people ([`project_lanes_view::diff::lines`], in
 //! English or Japanese) or tools ([`json`]).
 

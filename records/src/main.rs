@@ -25,7 +25,7 @@ use project_lanes_view::i18n::Lang;
        lane-records index DIR [--order ID,ID,...]
        lane-records replay FILE... [--max-bytes BYTES]
        lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
-       lane-records diff A B [--lang en|ja] [--json] [--hold-ratio R] [--hold-min-ms MS]
+       lane-records diff A B [--lang en|ja] [--json] [--svg FILE] [--hold-ratio R] [--hold-min-ms MS]
        lane-records [--out DIR]      (in a clone of project-lanes: its example records)
        lane-records --check          (in a clone: fail if a committed example record is stale)",
     after_help = "Nothing is written unless every file is good; errors name the file, line and column.
@@ -157,7 +157,7 @@ examples:
     /// Compare two records: steps found in one only or answered differently, each project's
     /// holders, refused runs, hold times and the final lanes
     #[command(
-        override_usage = "lane-records diff A B [--lang en|ja] [--json] [--hold-ratio R] [--hold-min-ms MS] [--max-bytes BYTES]",
+        override_usage = "lane-records diff A B [--lang en|ja] [--json] [--svg FILE] [--hold-ratio R] [--hold-min-ms MS] [--max-bytes BYTES]",
         after_help = "Records of any version are read and replayed as `lane-records replay` reads them (a record \
 that does not replay is still compared, and a line on standard error says so). Steps are aligned by \
 what they ask (the operation, its project, run, queue, and the lease or reservation its handle names), \
@@ -170,7 +170,8 @@ command line).
 examples:
   lane-records diff records/busy-project.json my-copy.json
   lane-records diff last-night.jsonl tonight.jsonl --lang ja
-  lane-records diff last-night.jsonl tonight.jsonl --json --hold-ratio 1.5"
+  lane-records diff last-night.jsonl tonight.jsonl --json --hold-ratio 1.5
+  lane-records diff before.json after.json --svg review/compared.svg"
     )]
     Diff {
         /// The first record (A)
@@ -185,6 +186,10 @@ examples:
         /// Write the whole comparison as JSON instead of a summary
         #[arg(long)]
         json: bool,
+        /// Also write the comparison as a standalone SVG picture to FILE (for a README or a
+        /// review)
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
         /// Report a hold of the same run at least R times longer or shorter in one record
         #[arg(long, value_name = "R", default_value_t = 2.0, value_parser = ratio)]
         hold_ratio: f64,
@@ -274,6 +279,7 @@ fn main() -> ExitCode {
             b,
             lang,
             json,
+            svg,
             hold_ratio,
             hold_min_ms,
             max_bytes,
@@ -284,7 +290,12 @@ fn main() -> ExitCode {
                 ..Default::default()
             };
             let limit = max_bytes.unwrap_or(project_lanes::record::stream::DEFAULT_MAX_BYTES);
-            diff([&a, &b], lang.into(), json, &options, limit)
+            let output = DiffOutput {
+                lang: lang.into(),
+                json,
+                svg: svg.as_deref(),
+            };
+            diff([&a, &b], &output, &options, limit)
         }
     }
 }
@@ -298,14 +309,21 @@ impl From<LangArg> for Lang {
     }
 }
 
+/// What `diff` writes: a summary in `lang` or JSON, and an SVG picture.
+struct DiffOutput<'a> {
+    lang: Lang,
+    json: bool,
+    svg: Option<&'a Path>,
+}
+
 /// `diff`: exit status 0 the same, 1 different, 2 trouble.
 fn diff(
     files: [&Path; 2],
-    lang: Lang,
-    json: bool,
+    output: &DiffOutput,
     options: &project_lanes::record::diff::Options,
     limit: u64,
 ) -> ExitCode {
+    let (lang, json) = (output.lang, output.json);
     let trouble = |message: &str| {
         eprintln!("lane-records: error: {message}");
         ExitCode::from(2)
@@ -347,6 +365,30 @@ fn diff(
             .copied()
             .collect()
     };
+    if let Some(path) = output.svg {
+        let svg = project_lanes_view::still::comparison_svg(
+            [&a.file, &b.file],
+            [&a.record, &b.record],
+            &compared,
+            lang,
+            lane_records::render::VIEWER_CSS,
+        );
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let file = lane_records::OutputFile {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            bytes: svg.into_bytes(),
+        };
+        if file.name.is_empty() {
+            return trouble(&format!("--svg {}: not a file name", path.display()));
+        }
+        let dir = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        if let Err(e) = lane_records::write_files(&[(dir, &file)]) {
+            return trouble(&e);
+        }
+    }
     if let Err(e) = std::io::stdout().lock().write_all(&out) {
         return trouble(&format!("cannot write the output: {e}"));
     }

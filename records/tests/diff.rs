@@ -301,3 +301,51 @@ fn two_records_of_100000_steps_differing_in_three_places() {
         "{text}"
     );
 }
+
+#[test]
+fn svg_writes_the_comparison_as_a_standalone_picture() {
+    let dir = TempDir::new().unwrap();
+    let a = records_dir().join("busy-project.json");
+    let b = busy_project_failed(dir.path());
+    let svg = dir.path().join("pictures/compared.svg");
+    let out = diff(&a, &b, &["--svg", svg.to_str().unwrap(), "--lang", "ja"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stdout(&out).contains("違いが 2 件あります。"),
+        "the summary too"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let mut elements = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(_) | quick_xml::events::Event::Empty(_)) => {
+                elements += 1
+            }
+            Ok(_) => {}
+            Err(e) => panic!("not XML: {e}\n{text}"),
+        }
+    }
+    assert!(elements > 10, "{elements}");
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(
+        text.contains("<title>A「使用中のプロジェクト」と B「使用中のプロジェクト」の比較</title>"),
+        "{text}"
+    );
+    assert_eq!(text.matches("data-diff-mark=").count(), 2);
+    assert!(text.contains("プロジェクト docs：1 番目の保持から"));
+
+    // Same records: exit 0, a picture that says so; a file name that cannot be written: 2.
+    let out = diff(&a, &a, &["--svg", svg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .contains("No differences")
+    );
+    let blocked = dir.path().join("busy-project.toml/x.svg");
+    std::fs::write(dir.path().join("busy-project.toml"), "a file").unwrap();
+    let out = diff(&a, &a, &["--svg", blocked.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -49,6 +49,10 @@ pub fn fragment(record: &Record, lang: Lang, prefix: &str) -> String {
 // The standalone SVG file is written by the command line (`lane-records render --svg`), never
 // by the viewer in a page: the wasm build leaves it out, so that it changes nothing there.
 #[cfg(not(target_arch = "wasm32"))]
+mod diff_svg;
+#[cfg(not(target_arch = "wasm32"))]
 mod svg;
+#[cfg(not(target_arch = "wasm32"))]
+pub use diff_svg::comparison_svg;
 #[cfg(not(target_arch = "wasm32"))]
 pub use svg::{timeline_svg, with_fallbacks};

@@ -1,7 +1,8 @@
 //! `cargo xtask screenshots`: the built site's standalone page (in English and in Japanese, with
 //! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
 //! page of records inside the page (one viewer in each language), the guide's chaos chapter and
-//! its embedding chapter (in English and Japanese), and a 100,000-step record over 1,000
+//! its embedding chapter (in English and Japanese), a comparison of two records (and the
+//! guide's chapter on comparing), and a 100,000-step record over 1,000
 //! projects (`farm.rs`) at 1280 and 390 px (in both languages), in light and dark colour
 //! schemes, in each engine, as PNG files in `target/screenshots/` — to look at what the tests
 //! cannot judge. The pages are served from a copy of the built site with that record added
@@ -26,7 +27,7 @@ const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (e
 const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, how many viewers the page holds, and the window's width.
-const SHOTS: [(&str, &str, usize, u32); 17] = [
+const SHOTS: [(&str, &str, usize, u32); 22] = [
     (
         "standalone-en",
         "index.html#record=persistence-gate&lang=en",
@@ -58,6 +59,13 @@ const SHOTS: [(&str, &str, usize, u32); 17] = [
     // The guide's embedding chapter, in English and in Japanese.
     ("guide-embedding", "guide/embedding.html", 1, WINDOW.0),
     ("guide-embedding-ja", "guide/ja/embedding.html", 1, WINDOW.0),
+    // A comparison of two bundled records (its second difference current), on a desk and on a
+    // phone, and the guide's chapter that compares two live.
+    ("compare-en", COMPARE_EN, 1, WINDOW.0),
+    ("compare-ja", COMPARE_JA, 1, WINDOW.0),
+    ("compare-en-390", COMPARE_EN, 1, 390),
+    ("compare-ja-390", COMPARE_JA, 1, 390),
+    ("guide-comparing", "guide/comparing.html", 1, WINDOW.0),
     // A long record: its overview, and the window of its steps near its end, on a desk and on a
     // phone.
     ("large-en", LARGE_PAGE_EN, 1, WINDOW.0),
@@ -69,6 +77,12 @@ const SHOTS: [(&str, &str, usize, u32); 17] = [
     ("large-end-en-390", LARGE_END_EN, 1, 390),
     ("large-end-ja-390", LARGE_END_JA, 1, 390),
 ];
+
+/// The standalone page comparing the busy project with the stale release.
+const COMPARE_EN: &str =
+    "index.html#record=busy-project&lang=en&compare=busy-project,stale-release&diff=2";
+const COMPARE_JA: &str =
+    "index.html#record=busy-project&lang=ja&compare=busy-project,stale-release&diff=2";
 
 /// Steps of the long record the pictures show, and where it is on the served copy.
 const LARGE_STEPS: usize = 100_000;

@@ -81,7 +81,7 @@ pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
 }
 
 /// The picture's fonts: the reader's interface font, then ones with Japanese, then any sans.
-const FONTS: &str =
+pub(super) const FONTS: &str =
     "system-ui, -apple-system, Segoe UI, Hiragino Sans, Noto Sans CJK JP, Noto Sans JP, sans-serif";
 
 /// `css` with every declaration that uses a custom property (`fill: var(--lv-tl-run)`) preceded
@@ -205,7 +205,7 @@ fn attribute<'a>(element: &'a str, name: &str) -> &'a str {
         .unwrap_or_default()
 }
 
-fn escape_xml(value: &str, out: &mut String) {
+pub(super) fn escape_xml(value: &str, out: &mut String) {
     for c in value.chars() {
         match c {
             '&' => out.push_str("&amp;"),
