@@ -1,6 +1,7 @@
 //! The viewer's comparison of two records ([`project_lanes::record::diff`]) as [`Tree`]
 //! operations: a heading, the count, a strip that marks where the records differ (A above, B
-//! below, each on its own steps, a line joining the two places of one difference), the list of
+//! below, on one axis as the alignment pairs their steps, a gap where one has steps the other
+//! has not, a line joining the two places of one difference), the list of
 //! differences ([`crate::diff::items`], at most [`LISTED`]) and, side by side, what each record's
 //! step of the current difference asked and answered.
 //!
@@ -14,7 +15,7 @@
 //! ("Compare with…") lists the other records.
 
 use project_lanes::record::Record;
-use project_lanes::record::diff::Diff;
+use project_lanes::record::diff::{ChangeKind, Diff};
 
 use crate::diff::{Item, approximate, asked, items, response, step, summary};
 use crate::i18n::{DiffMsg, Lang, fill, group, text};
@@ -98,7 +99,7 @@ pub fn section(
         return section;
     }
     let listed = &items[..items.len().min(LISTED)];
-    strip(t, section, lang, [a, b], listed, at);
+    strip(t, section, lang, ([a, b], diff), listed, at);
     let list = t.el(section, "ol", "lv-diff-list");
     t.attr(list, "aria-label", text(lang, DiffMsg::ListLabel));
     for (k, item) in listed.iter().enumerate() {
@@ -139,10 +140,11 @@ pub(crate) fn strip(
     t: &mut Tree,
     parent: N,
     lang: Lang,
-    records: [&Record; 2],
+    (records, diff): ([&Record; 2], &Diff),
     items: &[Item],
     at: Option<usize>,
 ) {
+    let columns = Columns::new(records, diff);
     let svg = t.svg(parent, "svg", "lv-cmp-strip");
     let label = fill(
         text(lang, DiffMsg::StripLabel),
@@ -159,12 +161,23 @@ pub(crate) fn strip(
     ] {
         t.attr(svg, name, value);
     }
+    // Hundredths of a unit along the bars, for aligned column `c`.
+    let x = |c: usize| LEFT * 100 + (c as u64 * BAR * 100) / columns.total.max(1) as u64;
     for (side, top) in ["A", "B"].into_iter().zip(TOPS) {
         t.svg_text(svg, "lv-cmp-side-label", 400, top + BAR_H - 3, side);
         t.rect(svg, "lv-cmp-bar", (LEFT * 100, top), (BAR * 100, BAR_H));
     }
-    // Hundredths of a unit along a record's bar, for step `n` of `steps`.
-    let x = |n: usize, steps: usize| LEFT * 100 + (n as u64 * BAR * 100) / steps.max(1) as u64;
+    // Where one record has steps the other has not, the other's bar has a gap.
+    for c in &diff.steps {
+        let (top, other, from, len) = match c.kind {
+            ChangeKind::OnlyA => (TOPS[1], 0, c.a.start, c.a.len()),
+            ChangeKind::OnlyB => (TOPS[0], 1, c.b.start, c.b.len()),
+            _ => continue,
+        };
+        let start = columns.at(other, from);
+        let width = (x(start + len) - x(start)).max(100);
+        t.rect(svg, "lv-cmp-gap", (x(start), top + 3), (width, BAR_H - 6));
+    }
     for (k, item) in items.iter().enumerate() {
         let class = if at == Some(k) {
             format!("lv-cmp-mark lv-cmp-{} lv-cmp-current", item.kind)
@@ -176,8 +189,9 @@ pub(crate) fn strip(
         let places: Vec<(u64, u64)> = item
             .steps
             .iter()
-            .zip(records.iter().zip(TOPS))
-            .filter_map(|(n, (record, top))| Some((x((*n)?, record.steps.len()), top)))
+            .zip(TOPS)
+            .enumerate()
+            .filter_map(|(side, (n, top))| Some((x(columns.at(side, (*n)?)), top)))
             .collect();
         for &(px, top) in &places {
             t.rect(g, "", (px, top - 2), (300, BAR_H + 4));
@@ -189,6 +203,39 @@ pub(crate) fn strip(
             t.attr_px(line, "x2", xb + 150);
             t.attr_number(line, "y2", TOPS[1] - 2);
         }
+    }
+}
+
+/// The steps of both records on one axis, as the alignment pairs them: a step both records
+/// did is in the same column in each, and the steps one record has alone push the other's on.
+struct Columns {
+    /// For A, the B-only stretches (where in A, how long); for B, the A-only ones.
+    shifts: [Vec<(usize, usize)>; 2],
+    /// Columns in all.
+    total: usize,
+}
+
+impl Columns {
+    fn new(records: [&Record; 2], diff: &Diff) -> Columns {
+        let mut shifts = [Vec::new(), Vec::new()];
+        for c in &diff.steps {
+            match c.kind {
+                ChangeKind::OnlyB => shifts[0].push((c.a.start, c.b.len())),
+                ChangeKind::OnlyA => shifts[1].push((c.b.start, c.a.len())),
+                _ => {}
+            }
+        }
+        let total = records[0].steps.len() + shifts[0].iter().map(|s| s.1).sum::<usize>();
+        Columns { shifts, total }
+    }
+
+    /// The column of step `n` of record `side` (0: A, 1: B).
+    fn at(&self, side: usize, n: usize) -> usize {
+        n + self.shifts[side]
+            .iter()
+            .take_while(|(at, _)| *at <= n)
+            .map(|s| s.1)
+            .sum::<usize>()
     }
 }
 
@@ -270,4 +317,55 @@ pub fn still(a: &Record, b: &Record, lang: Lang) -> String {
     let at = (!diff.is_empty()).then_some(0);
     section(&mut t, root, lang, sides, Ok((&diff, [a, b])), at);
     crate::tree::html::write(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use project_lanes::record::diff::{Options, compare};
+    use project_lanes::record::{Recorder, Text};
+
+    use super::*;
+
+    fn record(extra: bool) -> Record {
+        let text = |s: &str| Text {
+            en: s.into(),
+            ja: s.into(),
+        };
+        let projects = ["docs", "site", "web"];
+        let mut rec = Recorder::new("r", text("R"), text("R."), &projects, "web").unwrap();
+        rec.claim("docs", "r0");
+        if extra {
+            rec.claim("site", "x");
+        }
+        rec.claim("docs", "r1");
+        rec.view("docs");
+        rec.finish().unwrap()
+    }
+
+    #[test]
+    fn a_step_both_did_is_in_one_column_and_the_other_record_has_a_gap() {
+        let (a, b) = (record(false), record(true));
+        let diff = compare(&a, &b, &Options::default());
+        let columns = Columns::new([&a, &b], &diff);
+        assert_eq!(columns.total, 4);
+        assert_eq!((columns.at(0, 0), columns.at(1, 0)), (0, 0));
+        assert_eq!(
+            (columns.at(0, 1), columns.at(1, 2)),
+            (2, 2),
+            "claim docs r1"
+        );
+        assert_eq!((columns.at(0, 2), columns.at(1, 3)), (3, 3), "view docs");
+        let mut t = Tree::new();
+        let items = crate::diff::items(Lang::En, &a, &b, &diff);
+        strip(
+            &mut t,
+            crate::tree::ROOT,
+            Lang::En,
+            ([&a, &b], &diff),
+            &items,
+            None,
+        );
+        let svg = crate::tree::html::write(&t);
+        assert_eq!(svg.matches("lv-cmp-gap").count(), 1, "{svg}");
+    }
 }

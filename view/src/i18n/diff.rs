@@ -155,8 +155,8 @@ catalog! {
         }
         /// The strip's label; `{0}`: A's steps, `{1}`: B's.
         StripLabel {
-            en: "Where the records differ: A's {0} steps above, B's {1} below, each from its first step to its last",
-            ja: "記録が異なる位置。上は A の {0} ステップ、下は B の {1} ステップで、どちらも最初から最後までを示します",
+            en: "Where the records differ: A's {0} steps above, B's {1} below, aligned so that a step both did is at the same place on both; a gap where one has steps the other has not",
+            ja: "記録が異なる位置。上は A の {0} ステップ、下は B の {1} ステップです。両方にあるステップは上下で同じ位置に並び、片方にしかないステップの位置では、もう片方に空きがあります",
         }
         /// More differences than the viewer lists; `{0}`: how many are not listed.
         ListMore {
