@@ -2,9 +2,9 @@
 //! the names behind a record's own numbering (lease handles, reservation ids), so that two
 //! records that number differently can still be compared.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
+
+use super::Index;
 
 use crate::dispatch::ReservationState;
 use crate::record::{Op, Record, StartLeaseState, StepResult};
@@ -64,27 +64,42 @@ impl Hold {
 
 /// A record's lease handles and reservation ids, by what they name: a lease by its project
 /// and run, a reservation by its queue, project and run.
+/// (Keyed `l:<handle>` and `r:<id>`; one map type for all of `diff`, which keeps the viewer's
+/// wasm smaller.)
 #[derive(Default)]
 struct Names {
-    leases: HashMap<String, (Label, Label)>,
-    reservations: HashMap<String, (Label, Label, Label)>,
+    at: Index,
+    named: Vec<String>,
 }
 
 impl Names {
-    /// What the handle or id `key` names, as text; `key` itself if the record never issued it.
+    fn issue(&mut self, key: String, named: String) {
+        self.at.insert(key, self.named.len());
+        self.named.push(named);
+    }
+
+    fn issue_lease(&mut self, handle: &str, project: &Label, run: &Label) {
+        self.issue(format!("l:{handle}"), format!("{project}/{run}"));
+    }
+
+    fn issue_reservation(&mut self, id: String, queue: &Label, project: &Label, run: &Label) {
+        self.issue(format!("r:{id}"), format!("{queue}/{project}/{run}"));
+    }
+
+    /// What the handle `key` names, as text; `key` itself if the record never issued it.
     fn lease(&self, key: &str) -> String {
-        match self.leases.get(key) {
-            Some((project, run)) => format!("{project}/{run}"),
-            None => key.to_owned(),
-        }
+        self.get(&format!("l:{key}"), key)
     }
 
     /// What the reservation id `key` names, as text; `key` itself if the record never issued it.
     fn reservation(&self, key: &str) -> String {
-        match self.reservations.get(key) {
-            Some((queue, project, run)) => format!("{queue}/{project}/{run}"),
-            None => key.to_owned(),
-        }
+        self.get(&format!("r:{key}"), key)
+    }
+
+    fn get(&self, full: &str, key: &str) -> String {
+        self.at
+            .get(full)
+            .map_or_else(|| key.to_owned(), |&i| self.named[i].clone())
     }
 }
 
@@ -105,24 +120,21 @@ fn open(holds: &mut [Hold]) -> Option<&mut Hold> {
 /// Reads `record`'s history.
 pub fn history(record: &Record) -> History {
     let mut names = Names::default();
-    let mut at: HashMap<Label, usize> = HashMap::new();
+    let mut at = Index::new();
     let mut holds: Vec<(Label, Vec<Hold>)> = Vec::new();
     for project in &record.projects {
-        at.insert(project.clone(), holds.len());
+        at.insert(project.to_string(), holds.len());
         holds.push((project.clone(), Vec::new()));
     }
     let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
-        *at.entry(project.clone()).or_insert_with(|| {
+        *at.entry(project.to_string()).or_insert_with(|| {
             holds.push((project.clone(), Vec::new()));
             holds.len() - 1
         })
     };
     if let Some(start) = &record.start {
         for lease in &start.leases {
-            names.leases.insert(
-                lease.handle.clone(),
-                (lease.project.clone(), lease.run.clone()),
-            );
+            names.issue_lease(&lease.handle, &lease.project, &lease.run);
             if lease.state != StartLeaseState::Released {
                 let i = slot(&lease.project, &mut holds);
                 let mut hold = Hold::new(&lease.run, None, None);
@@ -131,10 +143,7 @@ pub fn history(record: &Record) -> History {
             }
         }
         for r in &start.reservations {
-            names.reservations.insert(
-                r.id.to_string(),
-                (r.queue.clone(), r.project.clone(), r.run.clone()),
-            );
+            names.issue_reservation(r.id.to_string(), &r.queue, &r.project, &r.run);
             if r.state.holds_lane() {
                 let i = slot(&r.project, &mut holds);
                 holds[i].1.push(Hold::new(&r.run, Some(&r.queue), None));
@@ -157,10 +166,7 @@ pub fn history(record: &Record) -> History {
         };
         match &step.result {
             StepResult::Lease(lease) => {
-                names.leases.insert(
-                    lease.handle.clone(),
-                    (lease.project.clone(), lease.run.clone()),
-                );
+                names.issue_lease(&lease.handle, &lease.project, &lease.run);
                 let i = slot(&lease.project, &mut holds);
                 holds[i].1.push(Hold::new(&lease.run, None, Some(n)));
             }
@@ -181,10 +187,7 @@ pub fn history(record: &Record) -> History {
                 }
             }
             StepResult::Reservation(r) | StepResult::Persisting(r) => {
-                names.reservations.insert(
-                    r.id.to_string(),
-                    (r.queue.clone(), r.project.clone(), r.run.clone()),
-                );
+                names.issue_reservation(r.id.to_string(), &r.queue, &r.project, &r.run);
             }
             StepResult::Dispatched(r) => {
                 let i = slot(&r.project, &mut holds);

@@ -48,6 +48,10 @@ mod holds;
 use std::collections::HashMap;
 use std::ops::Range;
 
+/// Text to a position: the one map type of the comparison (each other one would be code of
+/// its own in the viewer's wasm).
+pub(crate) type Index = HashMap<String, usize>;
+
 use serde::Serialize;
 
 pub use holds::Hold;
@@ -298,7 +302,7 @@ pub struct LaneChange {
 /// [`Gather`](crate::record::stream::Gather) gathers it).
 pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
     let (history_a, history_b) = (history(a), history(b));
-    let mut keys = HashMap::new();
+    let mut keys = Index::new();
     let keys_a = step_keys(a, &history_a, &mut keys);
     let keys_b = step_keys(b, &history_b, &mut keys);
     drop(keys);
@@ -352,7 +356,7 @@ pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
 
 /// Each step's key, numbered in `keys` (shared by both records): its operation and its
 /// input but for an outcome or `saved`, handles and ids read as what they name.
-fn step_keys(record: &Record, history: &History, keys: &mut HashMap<String, u32>) -> Vec<u32> {
+fn step_keys(record: &Record, history: &History, keys: &mut Index) -> Vec<u32> {
     let field = |v: &Option<String>| v.as_deref().unwrap_or("\u{0}").to_owned();
     record
         .steps
@@ -368,8 +372,8 @@ fn step_keys(record: &Record, history: &History, keys: &mut HashMap<String, u32>
                 field(named),
             ]
             .join("\u{1f}");
-            let next = keys.len() as u32;
-            *keys.entry(key).or_insert(next)
+            let next = keys.len();
+            *keys.entry(key).or_insert(next) as u32
         })
         .collect()
 }
@@ -377,34 +381,43 @@ fn step_keys(record: &Record, history: &History, keys: &mut HashMap<String, u32>
 /// The projects whose holders differ, and the holds that got much longer or shorter: a run's
 /// k-th hold of a project in A timed against its k-th hold of the project in B.
 fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, Vec<HoldChange>) {
-    let in_b: HashMap<&Label, &Vec<Hold>> = b.holds.iter().map(|(p, h)| (p, h)).collect();
-    let in_a: HashMap<&Label, &Vec<Hold>> = a.holds.iter().map(|(p, h)| (p, h)).collect();
+    let index = |h: &History| -> Index {
+        (h.holds.iter().enumerate())
+            .map(|(i, (p, _))| (p.to_string(), i))
+            .collect()
+    };
+    let (in_a, in_b) = (index(a), index(b));
     let none = Vec::new();
     let projects = a.holds.iter().map(|(p, _)| p).chain(
         b.holds
             .iter()
             .map(|(p, _)| p)
-            .filter(|p| !in_a.contains_key(p)),
+            .filter(|p| !in_a.contains_key(p.as_str())),
     );
     let (mut changes, mut longer) = (Vec::new(), Vec::new());
     for project in projects {
-        let ha = in_a.get(project).copied().unwrap_or(&none);
-        let hb = in_b.get(project).copied().unwrap_or(&none);
+        let ha = in_a.get(project.as_str()).map_or(&none, |&i| &a.holds[i].1);
+        let hb = in_b.get(project.as_str()).map_or(&none, |&i| &b.holds[i].1);
         let same = ha.iter().zip(hb).take_while(|(x, y)| x.same_as(y)).count();
         // A run's k-th hold of the project in B, to time against the same in A.
-        let mut b_runs: HashMap<(&Label, usize), &Hold> = HashMap::new();
-        let mut seen: HashMap<&Label, usize> = HashMap::new();
-        for y in hb {
-            let k = seen.entry(&y.run).or_default();
-            b_runs.insert((&y.run, *k), y);
-            *k += 1;
-        }
-        seen.clear();
-        for (i, x) in ha.iter().enumerate() {
-            let k = seen.entry(&x.run).or_default();
-            let found = b_runs.get(&(&x.run, *k));
-            *k += 1;
-            let Some(&y) = found else { continue };
+        let kth = |holds: &[Hold]| -> Vec<String> {
+            let mut seen = Index::new();
+            (holds.iter())
+                .map(|h| {
+                    let k = seen.entry(h.run.to_string()).or_default();
+                    *k += 1;
+                    format!("{}\u{1f}{k}", h.run)
+                })
+                .collect()
+        };
+        let b_runs: Index = kth(hb)
+            .into_iter()
+            .enumerate()
+            .map(|(j, k)| (k, j))
+            .collect();
+        for (i, key) in kth(ha).iter().enumerate() {
+            let Some(&j) = b_runs.get(key) else { continue };
+            let (x, y) = (&ha[i], &hb[j]);
             if let (Some(ma), Some(mb)) = (x.millis, y.millis) {
                 let (low, high) = (ma.min(mb), ma.max(mb));
                 if high - low >= options.hold_min_millis
@@ -432,73 +445,68 @@ fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, 
     (changes, longer)
 }
 
-/// Each run's first refusal (of a claim or a place in a queue) in `record`.
-fn refused(record: &Record) -> HashMap<(String, String), Refusal> {
-    let mut refused = HashMap::new();
+/// Each run's first refusal (of a claim or a place in a queue) in `record`, in step order,
+/// and where each run's is (keyed `project` and `run` joined by U+001F).
+fn refused(record: &Record) -> (Vec<(&str, &str, Refusal)>, Index) {
+    let (mut first, mut at) = (Vec::new(), Index::new());
     for (step, s) in record.steps.iter().enumerate() {
         if let (StepResult::Error(e), Some(project), Some(run)) =
             (&s.result, &s.input.project, &s.input.run)
         {
-            refused
-                .entry((project.clone(), run.clone()))
-                .or_insert(Refusal {
-                    step,
-                    code: e.code(),
+            at.entry(format!("{project}\u{1f}{run}"))
+                .or_insert_with(|| {
+                    let refusal = Refusal {
+                        step,
+                        code: e.code(),
+                    };
+                    first.push((project.as_str(), run.as_str(), refusal));
+                    first.len() - 1
                 });
         }
     }
-    refused
+    (first, at)
 }
 
 /// The runs refused in one record and never in the other, in order of their first refusal
 /// (A's, then B's).
 fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
-    let (ra, rb) = (refused(a), refused(b));
+    let [ra, rb] = [refused(a), refused(b)];
     let mut changes: Vec<RefusalChange> = Vec::new();
-    let mut add = |mine: &HashMap<(String, String), Refusal>,
-                   theirs: &HashMap<(String, String), Refusal>,
-                   side: usize| {
-        let mut only: Vec<_> = mine
-            .iter()
-            .filter(|(key, _)| !theirs.contains_key(*key))
-            .collect();
-        only.sort_by_key(|(_, r)| r.step);
-        for ((project, run), refusal) in only {
+    for (side, (mine, theirs)) in [(&ra, &rb), (&rb, &ra)].into_iter().enumerate() {
+        for (project, run, refusal) in &mine.0 {
+            if theirs.1.contains_key(&format!("{project}\u{1f}{run}")) {
+                continue;
+            }
             let mut refused = [None, None];
             refused[side] = Some(refusal.clone());
             changes.push(RefusalChange {
-                project: project.clone(),
-                run: run.clone(),
+                project: (*project).to_owned(),
+                run: (*run).to_owned(),
                 refused,
             });
         }
-    };
-    add(&ra, &rb, 0);
-    add(&rb, &ra, 1);
+    }
     changes
 }
 
 /// The projects whose lane differs after the last step, in A's order and then B's.
 fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
-    let in_a: HashMap<&str, &LaneView> = a
-        .final_lanes
-        .iter()
-        .map(|l| (l.project.as_str(), l))
-        .collect();
-    let in_b: HashMap<&str, &LaneView> = b
-        .final_lanes
-        .iter()
-        .map(|l| (l.project.as_str(), l))
-        .collect();
+    let index = |r: &Record| -> Index {
+        (r.final_lanes.iter().enumerate())
+            .map(|(i, l)| (l.project.to_string(), i))
+            .collect()
+    };
+    let (in_a, in_b) = (index(a), index(b));
     let projects = a.final_lanes.iter().map(|l| l.project.as_str()).chain(
         b.final_lanes
             .iter()
             .map(|l| l.project.as_str())
-            .filter(|p| !in_a.contains_key(p)),
+            .filter(|p| !in_a.contains_key(*p)),
     );
     projects
         .filter_map(|p| {
-            let (la, lb) = (in_a.get(p).copied(), in_b.get(p).copied());
+            let la = in_a.get(p).map(|&i| &a.final_lanes[i]);
+            let lb = in_b.get(p).map(|&i| &b.final_lanes[i]);
             (la != lb).then(|| LaneChange {
                 project: p.to_owned(),
                 lanes: [la.cloned(), lb.cloned()],
