@@ -27,9 +27,8 @@ pub const LISTED: usize = 200;
 /// The strip's width and height, in its own units.
 const WIDTH: u64 = 1000;
 const HEIGHT: u64 = 64;
-/// Where each record's bar starts and how wide it is.
-const LEFT: u64 = 24;
-const BAR: u64 = WIDTH - LEFT - 8;
+/// Where each record's bar starts (after its label "A" or "B", when the strip draws them).
+const LEFT: [u64; 2] = [4, 24];
 /// The bars' tops and their height.
 const TOPS: [u64; 2] = [8, 40];
 const BAR_H: u64 = 16;
@@ -99,7 +98,13 @@ pub fn section(
         return section;
     }
     let listed = &items[..items.len().min(LISTED)];
-    strip(t, section, lang, ([a, b], diff), listed, at);
+    // The page stretches the strip to its width: its labels are text beside it, not in it.
+    let boxed = t.el(section, "div", "lv-cmp-strip-box");
+    let names = t.el(boxed, "div", "lv-cmp-names");
+    t.attr(names, "aria-hidden", "true");
+    t.el_text(names, "span", "", "A");
+    t.el_text(names, "span", "", "B");
+    strip(t, boxed, lang, ([a, b], diff), (listed, at), false);
     let list = t.el(section, "ol", "lv-diff-list");
     t.attr(list, "aria-label", text(lang, DiffMsg::ListLabel));
     for (k, item) in listed.iter().enumerate() {
@@ -134,17 +139,19 @@ pub fn section(
     section
 }
 
-/// The strip (`strip`): each record's bar, a mark per listed difference on each side that has a step
+/// The strip (`strip`): each record's bar (with its label "A" or "B" if `labels`), a mark per listed difference on each side that has a step
 /// for it, joined by a line; the current one stands out.
 pub(crate) fn strip(
     t: &mut Tree,
     parent: N,
     lang: Lang,
     (records, diff): ([&Record; 2], &Diff),
-    items: &[Item],
-    at: Option<usize>,
+    (items, at): (&[Item], Option<usize>),
+    labels: bool,
 ) {
     let columns = Columns::new(records, diff);
+    let left = LEFT[usize::from(labels)];
+    let bar = WIDTH - left - 4;
     let svg = t.svg(parent, "svg", "lv-cmp-strip");
     let label = fill(
         text(lang, DiffMsg::StripLabel),
@@ -162,10 +169,12 @@ pub(crate) fn strip(
         t.attr(svg, name, value);
     }
     // Hundredths of a unit along the bars, for aligned column `c`.
-    let x = |c: usize| LEFT * 100 + (c as u64 * BAR * 100) / columns.total.max(1) as u64;
+    let x = |c: usize| left * 100 + (c as u64 * bar * 100) / columns.total.max(1) as u64;
     for (side, top) in ["A", "B"].into_iter().zip(TOPS) {
-        t.svg_text(svg, "lv-cmp-side-label", 400, top + BAR_H - 3, side);
-        t.rect(svg, "lv-cmp-bar", (LEFT * 100, top), (BAR * 100, BAR_H));
+        if labels {
+            t.svg_text(svg, "lv-cmp-side-label", 400, top + BAR_H - 3, side);
+        }
+        t.rect(svg, "lv-cmp-bar", (left * 100, top), (bar * 100, BAR_H));
     }
     // Where one record has steps the other has not, the other's bar has a gap.
     for c in &diff.steps {
@@ -362,8 +371,8 @@ mod tests {
             crate::tree::ROOT,
             Lang::En,
             ([&a, &b], &diff),
-            &items,
-            None,
+            (&items, None),
+            true,
         );
         let svg = crate::tree::html::write(&t);
         assert_eq!(svg.matches("lv-cmp-gap").count(), 1, "{svg}");

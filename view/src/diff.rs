@@ -244,10 +244,10 @@ fn answer(lang: Lang, step: &Step) -> String {
 /// A step's response in words, its code first if it was refused.
 pub(crate) fn response(lang: Lang, step: &Step) -> String {
     let (code, words) = describe::response(lang, &step.result, step.input.saved);
-    if code.is_empty() {
-        words
-    } else {
-        format!("{code} ({words})")
+    match (code.is_empty(), lang) {
+        (true, _) => words,
+        (false, Lang::En) => format!("{code} ({words})"),
+        (false, Lang::Ja) => format!("{code}（{words}）"),
     }
 }
 

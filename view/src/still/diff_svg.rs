@@ -53,7 +53,7 @@ pub fn comparison_svg(
     let mut strip = Tree::new();
     let items = crate::diff::items(lang, a, b, diff);
     let listed = &items[..items.len().min(crate::compare::LISTED)];
-    crate::compare::strip(&mut strip, ROOT, lang, ([a, b], diff), listed, None);
+    crate::compare::strip(&mut strip, ROOT, lang, ([a, b], diff), (listed, None), true);
     let strip = html::write(&strip);
     let strip = strip.replacen(
         "<svg ",
