@@ -313,9 +313,13 @@ pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
             Kind::Same => {
                 for (i, j) in s.a.zip(s.b) {
                     let (sa, sb) = (&a.steps[i], &b.steps[j]);
-                    let answers = [Said::of(&sa.result), Said::of(&sb.result)];
                     let asked =
                         sa.input.outcome != sb.input.outcome || sa.input.saved != sb.input.saved;
+                    // The same result says the same (most steps): no words to make.
+                    if !asked && sa.result == sb.result {
+                        continue;
+                    }
+                    let answers = [Said::of(&sa.result), Said::of(&sb.result)];
                     if asked || answers[0] != answers[1] {
                         steps.push(StepChange {
                             kind: if asked {
@@ -357,21 +361,17 @@ pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
 /// Each step's key, numbered in `keys` (shared by both records): its operation and its
 /// input but for an outcome or `saved`, handles and ids read as what they name.
 fn step_keys(record: &Record, history: &History, keys: &mut Index) -> Vec<u32> {
-    let field = |v: &Option<String>| v.as_deref().unwrap_or("\u{0}").to_owned();
     record
         .steps
         .iter()
         .zip(&history.named)
         .map(|(step, named)| {
             let input = &step.input;
-            let key = [
-                step.op.as_str().to_owned(),
-                field(&input.queue),
-                field(&input.project),
-                field(&input.run),
-                field(named),
-            ]
-            .join("\u{1f}");
+            let mut key = String::from(step.op.as_str());
+            for field in [&input.queue, &input.project, &input.run, named] {
+                key.push('\u{1f}');
+                key.push_str(field.as_deref().unwrap_or("\u{0}"));
+            }
             let next = keys.len();
             *keys.entry(key).or_insert(next) as u32
         })
