@@ -35,7 +35,7 @@ pub struct Stretch {
 
 /// The alignment of `a` and `b`, in order, and whether it gave up (more than `budget` steps in
 /// one only between their shared start and end).
-pub fn align(a: &[u32], b: &[u32], budget: usize) -> (Vec<Stretch>, bool) {
+pub fn align(a: &[u64], b: &[u64], budget: usize) -> (Vec<Stretch>, bool) {
     let start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let end = a[start..]
         .iter()
@@ -100,7 +100,7 @@ impl Stretches {
 
 /// The moves from the start of `a` and `b` to their end, one step at a time, if at most
 /// `budget` of them are not [`Kind::Same`].
-fn edits(a: &[u32], b: &[u32], budget: usize) -> Option<Vec<Kind>> {
+fn edits(a: &[u64], b: &[u64], budget: usize) -> Option<Vec<Kind>> {
     let (n, m) = (a.len() as isize, b.len() as isize);
     let limit = budget.min(a.len() + b.len()) as isize;
     let offset = limit + 1;
@@ -169,7 +169,7 @@ mod tests {
     use super::*;
 
     /// The sequences the alignment makes of its stretches: every step of both, in order.
-    fn covers(stretches: &[Stretch], a: &[u32], b: &[u32]) {
+    fn covers(stretches: &[Stretch], a: &[u64], b: &[u64]) {
         let (mut i, mut j) = (0, 0);
         for s in stretches {
             assert_eq!((s.a.start, s.b.start), (i, j), "{stretches:?}");
@@ -244,8 +244,8 @@ mod tests {
             seed
         };
         for _ in 0..300 {
-            let a: Vec<u32> = (0..next() % 30).map(|_| (next() % 4) as u32).collect();
-            let b: Vec<u32> = (0..next() % 30).map(|_| (next() % 4) as u32).collect();
+            let a: Vec<u64> = (0..next() % 30).map(|_| next() % 4).collect();
+            let b: Vec<u64> = (0..next() % 30).map(|_| next() % 4).collect();
             let (s, gave_up) = align(&a, &b, 1_000);
             assert!(!gave_up);
             covers(&s, &a, &b);
@@ -280,7 +280,7 @@ mod tests {
     }
 
     /// The length of the longest common subsequence, the textbook way.
-    fn lcs(a: &[u32], b: &[u32]) -> usize {
+    fn lcs(a: &[u64], b: &[u64]) -> usize {
         let mut t = vec![vec![0; b.len() + 1]; a.len() + 1];
         for i in 0..a.len() {
             for j in 0..b.len() {

@@ -63,43 +63,47 @@ impl Hold {
 }
 
 /// A record's lease handles and reservation ids, by what they name: a lease by its project
-/// and run, a reservation by its queue, project and run.
-/// (Keyed `l:<handle>` and `r:<id>`; one map type for all of `diff`, which keeps the viewer's
-/// wasm smaller.)
+/// and run, a reservation by its queue, project and run. Lookups allocate nothing.
 #[derive(Default)]
 struct Names {
-    at: Index,
+    leases: Index,
+    reservations: Index,
+    /// What each handle or id names (`docs/nightly-7`), or the handle itself if the record
+    /// never issued it.
     named: Vec<String>,
 }
 
 impl Names {
-    fn issue(&mut self, key: String, named: String) {
-        self.at.insert(key, self.named.len());
-        self.named.push(named);
+    fn issue(at: &mut Index, named: &mut Vec<String>, key: &str, text: String) {
+        at.insert(key.to_owned(), named.len());
+        named.push(text);
     }
 
     fn issue_lease(&mut self, handle: &str, project: &Label, run: &Label) {
-        self.issue(format!("l:{handle}"), format!("{project}/{run}"));
+        let text = format!("{project}/{run}");
+        Names::issue(&mut self.leases, &mut self.named, handle, text);
     }
 
-    fn issue_reservation(&mut self, id: String, queue: &Label, project: &Label, run: &Label) {
-        self.issue(format!("r:{id}"), format!("{queue}/{project}/{run}"));
+    fn issue_reservation(&mut self, id: &str, queue: &Label, project: &Label, run: &Label) {
+        let text = format!("{queue}/{project}/{run}");
+        Names::issue(&mut self.reservations, &mut self.named, id, text);
     }
 
-    /// What the handle `key` names, as text; `key` itself if the record never issued it.
-    fn lease(&self, key: &str) -> String {
-        self.get(&format!("l:{key}"), key)
-    }
-
-    /// What the reservation id `key` names, as text; `key` itself if the record never issued it.
-    fn reservation(&self, key: &str) -> String {
-        self.get(&format!("r:{key}"), key)
-    }
-
-    fn get(&self, full: &str, key: &str) -> String {
-        self.at
-            .get(full)
-            .map_or_else(|| key.to_owned(), |&i| self.named[i].clone())
+    /// What the lease handle (`reservation`: the reservation id) `key` names, by its place in
+    /// `named`.
+    fn name(&mut self, key: &str, reservation: bool) -> u32 {
+        let at = if reservation {
+            &self.reservations
+        } else {
+            &self.leases
+        };
+        match at.get(key) {
+            Some(&i) => i as u32,
+            None => {
+                self.named.push(key.to_owned());
+                (self.named.len() - 1) as u32
+            }
+        }
     }
 }
 
@@ -108,8 +112,19 @@ pub struct History {
     /// Each project's holders, in the order they got the lane; projects in the record's order.
     pub holds: Vec<(Label, Vec<Hold>)>,
     /// For each step, what its lease handle or reservation id names (`None` for a step
-    /// that names neither): handles are resolved as the record stood at that step.
-    pub named: Vec<Option<String>>,
+    /// that names neither), by its place in `names`: handles are resolved as the record stood
+    /// at that step.
+    pub named: Vec<Option<u32>>,
+    /// What the handles and ids name (`docs/nightly-7`).
+    pub names: Vec<String>,
+}
+
+impl History {
+    /// What step `n`'s handle or id names, if it has one.
+    pub fn named(&self, n: usize) -> Option<&str> {
+        let i = (*self.named.get(n)?)?;
+        self.names.get(i as usize).map(String::as_str)
+    }
 }
 
 /// The hold of `holds` still holding its lane, if any.
@@ -127,10 +142,12 @@ pub fn history(record: &Record) -> History {
         holds.push((project.clone(), Vec::new()));
     }
     let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
-        *at.entry(project.to_string()).or_insert_with(|| {
-            holds.push((project.clone(), Vec::new()));
-            holds.len() - 1
-        })
+        if let Some(&i) = at.get(project.as_str()) {
+            return i;
+        }
+        at.insert(project.to_string(), holds.len());
+        holds.push((project.clone(), Vec::new()));
+        holds.len() - 1
     };
     if let Some(start) = &record.start {
         for lease in &start.leases {
@@ -143,7 +160,7 @@ pub fn history(record: &Record) -> History {
             }
         }
         for r in &start.reservations {
-            names.issue_reservation(r.id.to_string(), &r.queue, &r.project, &r.run);
+            names.issue_reservation(&r.id.to_string(), &r.queue, &r.project, &r.run);
             if r.state.holds_lane() {
                 let i = slot(&r.project, &mut holds);
                 holds[i].1.push(Hold::new(&r.run, Some(&r.queue), None));
@@ -153,12 +170,9 @@ pub fn history(record: &Record) -> History {
     let mut named = Vec::with_capacity(record.steps.len());
     for (n, step) in record.steps.iter().enumerate() {
         named.push(if let Some(lease) = &step.input.lease {
-            Some(names.lease(lease))
+            Some(names.name(lease, false))
         } else {
-            step.input
-                .reservation
-                .as_ref()
-                .map(|r| names.reservation(r))
+            step.input.reservation.as_ref().map(|r| names.name(r, true))
         });
         let millis = |from: Option<usize>| -> Option<u64> {
             let start = record.steps.get(from?)?.at?.millis();
@@ -187,7 +201,7 @@ pub fn history(record: &Record) -> History {
                 }
             }
             StepResult::Reservation(r) | StepResult::Persisting(r) => {
-                names.issue_reservation(r.id.to_string(), &r.queue, &r.project, &r.run);
+                names.issue_reservation(&r.id.to_string(), &r.queue, &r.project, &r.run);
             }
             StepResult::Dispatched(r) => {
                 let i = slot(&r.project, &mut holds);
@@ -205,5 +219,9 @@ pub fn history(record: &Record) -> History {
             _ => {}
         }
     }
-    History { holds, named }
+    History {
+        holds,
+        named,
+        names: names.named,
+    }
 }

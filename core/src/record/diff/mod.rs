@@ -3,7 +3,8 @@
 //!
 //! - **Steps** are aligned by whom they concern: the operation and its input but for an outcome
 //!   or `saved`, with lease handles and reservation ids read as what they name (`L3` as
-//!   `docs/nightly-7`), so a record that numbers its leases differently still aligns. The
+//!   `docs/nightly-7`), so a record that numbers its leases differently still aligns (keys
+//!   are hashed, and every pair aligned is checked field by field). The
 //!   alignment has the fewest steps found in one record only (Myers' algorithm after the start
 //!   and end both share, bounded: see [`Options::budget`]). A step of both given another
 //!   outcome or `saved` is [`ChangeKind::Asked`]; one asked the same whose answer differs is
@@ -46,6 +47,7 @@ mod align;
 mod holds;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 
 /// Text to a position: the one map type of the comparison (each other one would be code of
@@ -56,7 +58,7 @@ use serde::Serialize;
 
 pub use holds::Hold;
 
-use crate::record::{Record, StepResult};
+use crate::record::{Record, Step, StepResult};
 use crate::{Label, LaneView, Outcome};
 
 use align::{Kind, align};
@@ -301,11 +303,14 @@ pub struct LaneChange {
 /// Compares records `a` and `b` (any version; a version 3 record as
 /// [`Gather`](crate::record::stream::Gather) gathers it).
 pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
+    compare_with(a, b, options, &hashbrown::DefaultHashBuilder::default())
+}
+
+/// [`compare`], with steps' keys hashed by `hasher`.
+fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHasher) -> Diff {
     let (history_a, history_b) = (history(a), history(b));
-    let mut keys = Index::new();
-    let keys_a = step_keys(a, &history_a, &mut keys);
-    let keys_b = step_keys(b, &history_b, &mut keys);
-    drop(keys);
+    let keys_a = step_keys(a, &history_a, hasher);
+    let keys_b = step_keys(b, &history_b, hasher);
     let (stretches, approximate) = align(&keys_a, &keys_b, options.budget);
     let mut steps = Vec::new();
     for s in stretches {
@@ -313,6 +318,22 @@ pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
             Kind::Same => {
                 for (i, j) in s.a.zip(s.b) {
                     let (sa, sb) = (&a.steps[i], &b.steps[j]);
+                    // Keys are hashes: two steps aligned by an equal hash of unequal keys (a
+                    // collision, never seen) are each found in one record only.
+                    if !same_key((sa, history_a.named(i)), (sb, history_b.named(j))) {
+                        for (kind, a, b) in [
+                            (ChangeKind::OnlyA, i..i + 1, j..j),
+                            (ChangeKind::OnlyB, i + 1..i + 1, j..j + 1),
+                        ] {
+                            steps.push(StepChange {
+                                kind,
+                                a,
+                                b,
+                                answers: None,
+                            });
+                        }
+                        continue;
+                    }
                     let asked =
                         sa.input.outcome != sb.input.outcome || sa.input.saved != sb.input.saved;
                     // The same result says the same (most steps): no words to make.
@@ -358,24 +379,42 @@ pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
     }
 }
 
-/// Each step's key, numbered in `keys` (shared by both records): its operation and its
+/// Each step's key, hashed by `hasher` (the same for both records): its operation and its
 /// input but for an outcome or `saved`, handles and ids read as what they name.
-fn step_keys(record: &Record, history: &History, keys: &mut Index) -> Vec<u32> {
-    record
-        .steps
-        .iter()
-        .zip(&history.named)
-        .map(|(step, named)| {
+fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> Vec<u64> {
+    (record.steps.iter().enumerate())
+        .map(|(n, step)| {
             let input = &step.input;
-            let mut key = String::from(step.op.as_str());
-            for field in [&input.queue, &input.project, &input.run, named] {
-                key.push('\u{1f}');
-                key.push_str(field.as_deref().unwrap_or("\u{0}"));
+            let mut h = hasher.build_hasher();
+            for field in [
+                Some(step.op.as_str()),
+                input.queue.as_deref(),
+                input.project.as_deref(),
+                input.run.as_deref(),
+                history.named(n),
+            ] {
+                // 0xfe and 0xff never occur in UTF-8: the fields stay apart.
+                match field {
+                    Some(text) => {
+                        h.write(text.as_bytes());
+                        h.write_u8(0xff);
+                    }
+                    None => h.write_u8(0xfe),
+                }
             }
-            let next = keys.len();
-            *keys.entry(key).or_insert(next) as u32
+            h.finish()
         })
         .collect()
+}
+
+/// Whether two steps (each with what its handle names) have the same key.
+fn same_key((a, named_a): (&Step, Option<&str>), (b, named_b): (&Step, Option<&str>)) -> bool {
+    let (x, y) = (&a.input, &b.input);
+    a.op == b.op
+        && x.queue == y.queue
+        && x.project == y.project
+        && x.run == y.run
+        && named_a == named_b
 }
 
 /// The projects whose holders differ, and the holds that got much longer or shorter: a run's

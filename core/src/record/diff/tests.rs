@@ -210,3 +210,53 @@ fn records_too_different_for_the_budget_are_approximate() {
     );
     assert!(!compare(&a, &b, &Options::default()).approximate);
 }
+
+/// A hasher under which every key collides.
+struct Colliding;
+
+impl std::hash::BuildHasher for Colliding {
+    type Hasher = Constant;
+    fn build_hasher(&self) -> Constant {
+        Constant
+    }
+}
+
+struct Constant;
+
+impl std::hash::Hasher for Constant {
+    fn finish(&self) -> u64 {
+        7
+    }
+    fn write(&mut self, _: &[u8]) {}
+}
+
+#[test]
+fn steps_whose_hashed_keys_collide_are_never_taken_for_the_same() {
+    let a = lanes(|r| {
+        r.claim("docs", "nightly-7");
+        r.release("L1", "succeeded");
+    });
+    let b = lanes(|r| {
+        r.claim("site", "deploy-1");
+        r.claim("docs", "nightly-7");
+        r.release("L2", "succeeded");
+    });
+    // Every key hashes alike, so the alignment pairs step for step; the keys themselves tell
+    // the pairs that are not the same apart.
+    let diff = compare_with(&a, &b, &Options::default(), &Colliding);
+    let only: usize = diff
+        .steps
+        .iter()
+        .map(|s| match s.kind {
+            ChangeKind::OnlyA => s.a.len(),
+            ChangeKind::OnlyB => s.b.len(),
+            _ => 0,
+        })
+        .sum();
+    assert!(only >= 1, "{diff:?}");
+    assert!(
+        diff.steps.iter().all(|s| s.kind != ChangeKind::Asked),
+        "no step is taken for another: {diff:?}"
+    );
+    assert!(compare_with(&a, &a, &Options::default(), &Colliding).is_empty());
+}
