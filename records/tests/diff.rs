@@ -349,3 +349,44 @@ fn svg_writes_the_comparison_as_a_standalone_picture() {
     let out = diff(&a, &a, &["--svg", blocked.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+#[test]
+fn records_of_any_version_compare_and_bad_files_are_trouble_with_their_code() {
+    let dir = TempDir::new().unwrap();
+    let busy = records_dir().join("busy-project.json");
+    let chaos = records_dir().join("../docs/src/chaos.jsonl");
+    // Version 1 against version 3: they differ, and both replay.
+    let out = diff(&busy, &chaos, &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (json["a"]["version"].as_u64(), json["b"]["version"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(json["b"]["replays"], true);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, [0u8, 159, 146, 150, 255, 0, 1]).unwrap();
+    let big = dir.path().join("big.jsonl");
+    std::fs::copy(&chaos, &big).unwrap();
+    for (bad, args, code) in [
+        (garbage.as_path(), &[][..], "INVALID_JSON"),
+        (dir.path(), &[][..], "IO"),
+        (
+            big.as_path(),
+            &["--max-bytes", "100"][..],
+            "RECORD_TOO_LARGE",
+        ),
+    ] {
+        let out = diff(&busy, bad, args);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("({code})")), "{bad:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}
