@@ -1,8 +1,10 @@
 //! One chapter's markdown, with its ```` ```lanes ```` blocks and `{{#lanes PATH}}` directives
 //! replaced by `<lane-viewer>` elements. A block holds a scenario (the TOML `lane-records run`
 //! reads) and is run on the core here, at build time; a directive names a record file, relative
-//! to the chapter. Each element holds the record's static picture (`project_lanes_view::still::fragment`,
-//! readable before and without the wasm) and the record itself as inline JSON.
+//! to the chapter (`{{#lanes-diff A B}}` two, compared). Each element holds the record's static
+//! picture (`project_lanes_view::still::fragment`, or the comparison's,
+//! `project_lanes_view::compare::still`; readable before and without the wasm) and the record
+//! itself (both records) as inline JSON.
 //!
 //! Directives inside code (fenced, indented or inline) are left as written, so a chapter can show
 //! the syntax; outside code, `\{{#lanes …}}` is written without its backslash and not embedded.

@@ -3,9 +3,10 @@
 //! An mdBook preprocessor for project-lanes records. In a chapter, a ```` ```lanes ```` block holding
 //! a scenario (the TOML `lane-records run` reads) is run on the real core when the book is built,
 //! so what the page shows comes from the core, never from the author; `{{#lanes path/to/record.json}}`
-//! embeds a saved record (the path is relative to the chapter, like mdBook's `{{#include}}`). Each
-//! becomes a `<lane-viewer>` holding the record's static picture and the record itself, which the
-//! viewer script checks and replays in the reader's browser.
+//! embeds a saved record (the path is relative to the chapter, like mdBook's `{{#include}}`), and
+//! `{{#lanes-diff a.json b.json}}` two records, compared. Each becomes a `<lane-viewer>` holding
+//! the static picture and the records themselves, which the viewer script checks and replays in
+//! the reader's browser.
 //!
 //! ```
 //! use std::path::Path;

@@ -15,8 +15,9 @@ use mdbook_lanes::install::{NOT_CARRIED, Viewer};
 use mdbook_lanes::{check_mdbook_version, install, run, supports};
 
 /// An mdBook preprocessor for project-lanes records: ```lanes blocks (scenarios) run on the real
-/// core when the book is built, and {{#lanes path/to/record.json}} embeds a saved record; each
-/// becomes a <lane-viewer> with the record's static picture and the record itself.
+/// core when the book is built, {{#lanes path/to/record.json}} embeds a saved record and
+/// {{#lanes-diff a.json b.json}} two, compared; each becomes a <lane-viewer> with the static
+/// picture and the records themselves.
 #[derive(Parser)]
 #[command(
     name = "mdbook-lanes",
