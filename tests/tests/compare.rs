@@ -49,6 +49,12 @@ fn differences(root: &Element) -> Vec<(String, Option<usize>, Option<usize>)> {
         .collect()
 }
 
+/// The ids of the records compared: A's and B's.
+fn compared(root: &Element) -> [String; 2] {
+    let section = one(root, "section.lv-compare");
+    ["data-compare-a", "data-compare-b"].map(|name| attr(&section, name).unwrap_or_default())
+}
+
 /// The current difference, from 0.
 fn current(root: &Element) -> Option<usize> {
     maybe(root, ".lv-compare [data-diff][aria-current=true]")
@@ -72,14 +78,7 @@ async fn a_comparison_lists_its_differences_and_keys_walk_them() {
         assert!(m.viewer.compare("busy-project", "busy-failed"));
         assert!(eventually(|| maybe(&root, ".lv-compare [data-diff]").is_some()).await);
         let section = one(&root, "section.lv-compare");
-        assert_eq!(
-            attr(&section, "data-compare-a").as_deref(),
-            Some("busy-project")
-        );
-        assert_eq!(
-            attr(&section, "data-compare-b").as_deref(),
-            Some("busy-failed")
-        );
+        assert_eq!(compared(&root), ["busy-project", "busy-failed"]);
         assert_eq!(text(&one(&section, ".lv-cmp-summary")), two);
         // Step 5's release was given another outcome; docs' first holder ended otherwise.
         assert_eq!(
@@ -160,15 +159,7 @@ async fn compare_with_chooses_the_other_record_and_a_record_against_itself_diffe
     })
     .unwrap();
     select.dispatch_event(&change).unwrap();
-    let section = one(&root, "section.lv-compare");
-    assert_eq!(
-        attr(&section, "data-compare-a").as_deref(),
-        Some("busy-project")
-    );
-    assert_eq!(
-        attr(&section, "data-compare-b").as_deref(),
-        Some("explicit-outcome")
-    );
+    assert_eq!(compared(&root), ["busy-project", "explicit-outcome"]);
     assert!(!differences(&root).is_empty());
     drop(m);
 

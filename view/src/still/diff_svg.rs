@@ -4,7 +4,7 @@
 use project_lanes::record::Record;
 use project_lanes::record::diff::Diff;
 
-use super::svg::{FONTS, escape_xml, with_fallbacks};
+use super::svg::{card, escape_xml};
 use crate::diff::lines;
 use crate::i18n::{DiffMsg, Lang, fill, text};
 use crate::tree::{ROOT, Tree, html};
@@ -66,21 +66,7 @@ pub fn comparison_svg(
         1,
     );
 
-    let mut out = String::new();
-    out.push_str(&format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" lang=\"{l}\" role=\"img\" font-family=\"{FONTS}\">"
-    ));
-    out.push_str("<title>");
-    escape_xml(&heading, &mut out);
-    out.push_str("</title><style><![CDATA[\n");
-    out.push_str(&with_fallbacks(css).replace("]]>", "]]]]><![CDATA[>"));
-    out.push_str("]]></style><g class=\"lane-viewer\">");
-    out.push_str(&format!(
-        "<rect class=\"lv-svg-card\" x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"8\"/>",
-        width - 1,
-        height - 1
-    ));
+    let mut out = card((width, height), lang, &heading, css);
     out.push_str(&format!(
         "<text class=\"lv-svg-key lv-svg-key-head\" x=\"{PAD}\" y=\"{}\" font-size=\"14\">",
         PAD + 14

@@ -49,23 +49,7 @@ pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
         (PAD + height + GAP, width),
     );
     let (card_w, card_h) = (width + 2 * PAD, PAD + height + GAP + legend_h + PAD / 2);
-    let mut out = String::new();
-    out.push_str(&format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{card_w}\" height=\"{card_h}\" \
-         viewBox=\"0 0 {card_w} {card_h}\" lang=\"{}\" role=\"img\" font-family=\"{FONTS}\">",
-        lang.tag()
-    ));
-    out.push_str("<title>");
-    escape_xml(record.title.get(lang.tag()), &mut out);
-    out.push_str("</title><style><![CDATA[\n");
-    // Character data: only `]]>` would end it (a stylesheet never holds it; split if it did).
-    out.push_str(&with_fallbacks(css).replace("]]>", "]]]]><![CDATA[>"));
-    out.push_str("]]></style><g class=\"lane-viewer\">");
-    out.push_str(&format!(
-        "<rect class=\"lv-svg-card\" x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"8\"/>",
-        card_w - 1,
-        card_h - 1
-    ));
+    let mut out = card((card_w, card_h), lang, record.title.get(lang.tag()), css);
     // The drawing and its row labels in a viewport of the drawing's size, at the card's margin.
     out.push_str(&format!(
         "<svg x=\"{PAD}\" y=\"{PAD}\" width=\"{width}\" height=\"{height}\" \
@@ -80,8 +64,33 @@ pub fn timeline_svg(record: &Record, lang: Lang, css: &str) -> String {
     out
 }
 
+/// A standalone picture of `(width, height)` up to its card: the root `<svg>` (named by
+/// `title`, in `lang`), the stylesheet `css` with its fallbacks, the `<g class="lane-viewer">`
+/// the stylesheet's rules apply under, and the card of the viewer's background. What follows
+/// is drawn on the card; `</g></svg>` ends it.
+pub(super) fn card((width, height): (u64, u64), lang: Lang, title: &str, css: &str) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" lang=\"{}\" role=\"img\" font-family=\"{FONTS}\">",
+        lang.tag()
+    ));
+    out.push_str("<title>");
+    escape_xml(title, &mut out);
+    out.push_str("</title><style><![CDATA[\n");
+    // Character data: only `]]>` would end it (a stylesheet never holds it; split if it did).
+    out.push_str(&with_fallbacks(css).replace("]]>", "]]]]><![CDATA[>"));
+    out.push_str("]]></style><g class=\"lane-viewer\">");
+    out.push_str(&format!(
+        "<rect class=\"lv-svg-card\" x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"8\"/>",
+        width - 1,
+        height - 1
+    ));
+    out
+}
+
 /// The picture's fonts: the reader's interface font, then ones with Japanese, then any sans.
-pub(super) const FONTS: &str =
+const FONTS: &str =
     "system-ui, -apple-system, Segoe UI, Hiragino Sans, Noto Sans CJK JP, Noto Sans JP, sans-serif";
 
 /// `css` with every declaration that uses a custom property (`fill: var(--lv-tl-run)`) preceded
