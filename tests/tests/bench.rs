@@ -19,7 +19,9 @@
 //!   streamed in and verified: the time and the wasm memory;
 //! - a busy farm's journal of 100,000 and 1,000,000 steps over 1,000 projects: its overview
 //!   drawn and verified, jumps to a step and to the next match, memory and elements (targets:
-//!   drawn ≤ 3 s, verified ≤ 10 s, a jump ≤ 100 ms, peak memory ≤ 1 GB, at 1,000,000 steps).
+//!   drawn ≤ 3 s, verified ≤ 10 s, a jump ≤ 100 ms, peak memory ≤ 1 GB, at 1,000,000 steps);
+//! - two 100,000-step records compared on the core in the browser (`record::diff`), and the
+//!   comparison's section built.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -524,4 +526,59 @@ async fn open_a_busy_farm() {
         viewer.destroy();
         host.remove();
     }
+}
+
+/// Comparing two 100,000-step version 3 records on the core in the browser (three changes: an
+/// outcome, a run taken out, a run's release answered otherwise), and the comparison's section
+/// built as operations once compared.
+#[wasm_bindgen_test]
+async fn compare_two_100000_step_records() {
+    use project_lanes::record::diff::{Options, compare};
+    use project_lanes::record::stream::{Gather, Reader};
+    use project_lanes_view::i18n::Lang;
+    use project_lanes_view::tree::{ROOT, Tree};
+    let text = runs_record("a", 50_000);
+    let mut gather = Gather::new();
+    let mut reader = Reader::new();
+    reader
+        .feed(text.as_bytes(), &mut |s| gather.seen(s))
+        .unwrap();
+    reader.finish(&mut |s| gather.seen(s)).unwrap();
+    let a = gather.record();
+    assert_eq!(a.steps.len(), 100_000);
+    let mut b = a.clone();
+    b.steps[20_001].input.outcome = Some("failed".into());
+    b.steps.drain(60_000..60_002);
+    b.steps[80_001].result = b.steps[80_000].result.clone();
+    let mut samples = Vec::new();
+    let mut diff = None;
+    for _ in 0..11 {
+        let start = now();
+        diff = Some(compare(&a, &b, &Options::default()));
+        samples.push(now() - start);
+    }
+    let diff = diff.unwrap();
+    assert!(
+        !diff.approximate && diff.steps.len() == 3,
+        "{:?}",
+        diff.steps
+    );
+    report(
+        "compare_100000_steps (two version 3 records, three changes; read excluded)",
+        samples,
+    );
+    let mut samples = Vec::new();
+    for _ in 0..21 {
+        let start = now();
+        let mut t = Tree::new();
+        let sides = [("a", "A"), ("b", "B")];
+        let read = Ok((&diff, [&a, &b]));
+        project_lanes_view::compare::section(&mut t, ROOT, Lang::En, sides, read, Some(0));
+        samples.push(now() - start);
+        assert!(!t.is_empty());
+    }
+    report(
+        "compare_100000_steps: the comparison's section built",
+        samples,
+    );
 }

@@ -75,7 +75,7 @@ struct Names {
 
 impl Names {
     fn issue(at: &mut Index, named: &mut Vec<String>, key: &str, text: String) {
-        at.insert(key.to_owned(), named.len());
+        at.insert(key, named.len());
         named.push(text);
     }
 
@@ -98,7 +98,7 @@ impl Names {
             &self.leases
         };
         match at.get(key) {
-            Some(&i) => i as u32,
+            Some(i) => i as u32,
             None => {
                 self.named.push(key.to_owned());
                 (self.named.len() - 1) as u32
@@ -138,14 +138,14 @@ pub fn history(record: &Record) -> History {
     let mut at = Index::new();
     let mut holds: Vec<(Label, Vec<Hold>)> = Vec::new();
     for project in &record.projects {
-        at.insert(project.to_string(), holds.len());
+        at.insert(project.as_str(), holds.len());
         holds.push((project.clone(), Vec::new()));
     }
     let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
-        if let Some(&i) = at.get(project.as_str()) {
+        if let Some(i) = at.get(project.as_str()) {
             return i;
         }
-        at.insert(project.to_string(), holds.len());
+        at.insert(project.as_str(), holds.len());
         holds.push((project.clone(), Vec::new()));
         holds.len() - 1
     };

@@ -45,14 +45,14 @@
 
 mod align;
 mod holds;
+mod index;
 
-use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 
-/// Text to a position: the one map type of the comparison (each other one would be code of
-/// its own in the viewer's wasm).
-pub(crate) type Index = HashMap<String, usize>;
+/// Text to a position: the one map of the comparison (each other map type would be code of its
+/// own in the viewer's wasm).
+use index::Index;
 
 use serde::Serialize;
 
@@ -422,7 +422,7 @@ fn same_key((a, named_a): (&Step, Option<&str>), (b, named_b): (&Step, Option<&s
 fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, Vec<HoldChange>) {
     let index = |h: &History| -> Index {
         (h.holds.iter().enumerate())
-            .map(|(i, (p, _))| (p.to_string(), i))
+            .map(|(i, (p, _))| (p.as_str(), i))
             .collect()
     };
     let (in_a, in_b) = (index(a), index(b));
@@ -431,32 +431,33 @@ fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, 
         b.holds
             .iter()
             .map(|(p, _)| p)
-            .filter(|p| !in_a.contains_key(p.as_str())),
+            .filter(|p| !in_a.contains(p.as_str())),
     );
     let (mut changes, mut longer) = (Vec::new(), Vec::new());
     for project in projects {
-        let ha = in_a.get(project.as_str()).map_or(&none, |&i| &a.holds[i].1);
-        let hb = in_b.get(project.as_str()).map_or(&none, |&i| &b.holds[i].1);
+        let ha = in_a.get(project.as_str()).map_or(&none, |i| &a.holds[i].1);
+        let hb = in_b.get(project.as_str()).map_or(&none, |i| &b.holds[i].1);
         let same = ha.iter().zip(hb).take_while(|(x, y)| x.same_as(y)).count();
         // A run's k-th hold of the project in B, to time against the same in A.
-        let kth = |holds: &[Hold]| -> Vec<String> {
-            let mut seen = Index::new();
-            (holds.iter())
-                .map(|h| {
-                    let k = seen.entry(h.run.to_string()).or_default();
-                    *k += 1;
-                    format!("{}\u{1f}{k}", h.run)
-                })
-                .collect()
+        // The k-th holds of each run, keyed `run` U+001F `k`.
+        let kth = |holds: &[Hold]| -> Index {
+            let (mut seen, mut keys) = (Index::new(), Index::new());
+            for (j, h) in holds.iter().enumerate() {
+                let k = seen.get_or_insert(h.run.as_str(), || 0);
+                *k += 1;
+                keys.insert(&format!("{}\u{1f}{k}", h.run), j);
+            }
+            keys
         };
-        let b_runs: Index = kth(hb)
-            .into_iter()
-            .enumerate()
-            .map(|(j, k)| (k, j))
-            .collect();
-        for (i, key) in kth(ha).iter().enumerate() {
-            let Some(&j) = b_runs.get(key) else { continue };
-            let (x, y) = (&ha[i], &hb[j]);
+        let b_runs = kth(hb);
+        let mut seen = Index::new();
+        for (i, x) in ha.iter().enumerate() {
+            let k = seen.get_or_insert(x.run.as_str(), || 0);
+            *k += 1;
+            let Some(j) = b_runs.get(&format!("{}\u{1f}{k}", x.run)) else {
+                continue;
+            };
+            let y = &hb[j];
             if let (Some(ma), Some(mb)) = (x.millis, y.millis) {
                 let (low, high) = (ma.min(mb), ma.max(mb));
                 if high - low >= options.hold_min_millis
@@ -492,15 +493,14 @@ fn refused(record: &Record) -> (Vec<(&str, &str, Refusal)>, Index) {
         if let (StepResult::Error(e), Some(project), Some(run)) =
             (&s.result, &s.input.project, &s.input.run)
         {
-            at.entry(format!("{project}\u{1f}{run}"))
-                .or_insert_with(|| {
-                    let refusal = Refusal {
-                        step,
-                        code: e.code(),
-                    };
-                    first.push((project.as_str(), run.as_str(), refusal));
-                    first.len() - 1
-                });
+            at.get_or_insert(&format!("{project}\u{1f}{run}"), || {
+                let refusal = Refusal {
+                    step,
+                    code: e.code(),
+                };
+                first.push((project.as_str(), run.as_str(), refusal));
+                first.len() - 1
+            });
         }
     }
     (first, at)
@@ -513,7 +513,7 @@ fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
     let mut changes: Vec<RefusalChange> = Vec::new();
     for (side, (mine, theirs)) in [(&ra, &rb), (&rb, &ra)].into_iter().enumerate() {
         for (project, run, refusal) in &mine.0 {
-            if theirs.1.contains_key(&format!("{project}\u{1f}{run}")) {
+            if theirs.1.contains(&format!("{project}\u{1f}{run}")) {
                 continue;
             }
             let mut refused = [None, None];
@@ -532,7 +532,7 @@ fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
 fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
     let index = |r: &Record| -> Index {
         (r.final_lanes.iter().enumerate())
-            .map(|(i, l)| (l.project.to_string(), i))
+            .map(|(i, l)| (l.project.as_str(), i))
             .collect()
     };
     let (in_a, in_b) = (index(a), index(b));
@@ -540,12 +540,12 @@ fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
         b.final_lanes
             .iter()
             .map(|l| l.project.as_str())
-            .filter(|p| !in_a.contains_key(*p)),
+            .filter(|p| !in_a.contains(p)),
     );
     projects
         .filter_map(|p| {
-            let la = in_a.get(p).map(|&i| &a.final_lanes[i]);
-            let lb = in_b.get(p).map(|&i| &b.final_lanes[i]);
+            let la = in_a.get(p).map(|i| &a.final_lanes[i]);
+            let lb = in_b.get(p).map(|i| &b.final_lanes[i]);
             (la != lb).then(|| LaneChange {
                 project: p.to_owned(),
                 lanes: [la.cloned(), lb.cloned()],
