@@ -1,12 +1,13 @@
 //! `lane-records diff`: two record files of any version read as every reader reads them
 //! ([`open_record_within`]) and compared by the core's model
 //! ([`project_lanes::record::diff`]), for people ([`project_lanes_view::diff::lines`], in
-//! English or Japanese) or tools ([`json`]).
+//! English or Japanese) or tools ([`json`]), and as a picture ([`write_svg`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use project_lanes::record::Record;
 use project_lanes::record::diff::Diff;
+use project_lanes_view::i18n::Lang;
 use serde::Serialize;
 
 use crate::open_record_within;
@@ -78,4 +79,29 @@ pub fn json(a: &Side, b: &Side, diff: &Diff) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(&report).unwrap_or_default();
     bytes.push(b'\n');
     bytes
+}
+
+/// Writes the comparison as a standalone SVG picture to `path`
+/// ([`project_lanes_view::still::comparison_svg`]), as every file is written
+/// ([`write_files`](crate::write_files)); the error says why not.
+pub fn write_svg(path: &Path, [a, b]: [&Side; 2], diff: &Diff, lang: Lang) -> Result<(), String> {
+    let Some(name) = path.file_name() else {
+        return Err(format!("--svg {}: not a file name", path.display()));
+    };
+    let svg = project_lanes_view::still::comparison_svg(
+        [&a.file, &b.file],
+        [&a.record, &b.record],
+        diff,
+        lang,
+        crate::render::VIEWER_CSS,
+    );
+    let file = crate::OutputFile {
+        name: name.to_string_lossy().into_owned(),
+        bytes: svg.into_bytes(),
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    crate::write_files(&[(dir, &file)])
 }

@@ -365,29 +365,10 @@ fn diff(
             .copied()
             .collect()
     };
-    if let Some(path) = output.svg {
-        let svg = project_lanes_view::still::comparison_svg(
-            [&a.file, &b.file],
-            [&a.record, &b.record],
-            &compared,
-            lang,
-            lane_records::render::VIEWER_CSS,
-        );
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        let file = lane_records::OutputFile {
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            bytes: svg.into_bytes(),
-        };
-        if file.name.is_empty() {
-            return trouble(&format!("--svg {}: not a file name", path.display()));
-        }
-        let dir = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        if let Err(e) = lane_records::write_files(&[(dir, &file)]) {
-            return trouble(&e);
-        }
+    if let Some(path) = output.svg
+        && let Err(e) = lane_records::diff::write_svg(path, [&a, &b], &compared, lang)
+    {
+        return trouble(&e);
     }
     if let Err(e) = std::io::stdout().lock().write_all(&out) {
         return trouble(&format!("cannot write the output: {e}"));

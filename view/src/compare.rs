@@ -19,6 +19,7 @@ use project_lanes::record::diff::{ChangeKind, Diff};
 
 use crate::diff::{Item, approximate, asked, items, response, step, summary};
 use crate::i18n::{DiffMsg, Lang, fill, group, text};
+use crate::panel::isolated;
 use crate::tree::{N, Tree};
 
 /// At most this many differences are listed (and marked on the strip).
@@ -284,22 +285,6 @@ fn sides_of(t: &mut Tree, parent: N, lang: Lang, records: [&Record; 2], item: &I
         t.attr(button, "type", "button");
         t.attr(button, "data-compare-show", key);
     }
-}
-
-/// `template` with `{0}`, `{1}`, … as `values`, each in a `<bdi>`: record text in a sentence
-/// stays isolated.
-fn isolated(t: &mut Tree, parent: N, template: &str, values: &[&str]) {
-    let mut rest = template;
-    while let Some(at) = rest.find('{') {
-        let (before, after) = rest.split_at(at);
-        t.text(parent, before);
-        let digit = after.as_bytes().get(1).map_or(0, |d| d.wrapping_sub(b'0')) as usize;
-        if let Some(value) = values.get(digit) {
-            t.el_text(parent, "bdi", "", value);
-        }
-        rest = after.get(3..).unwrap_or_default();
-    }
-    t.text(parent, rest);
 }
 
 /// The comparison of `a` with `b` as a static HTML fragment, readable before and without the

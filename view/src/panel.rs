@@ -67,7 +67,7 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
     {
         let system = origin.system.as_deref().unwrap_or_default();
         let p = t.el(parent, "p", "lv-origin");
-        isolated(t, p, text(lang, Msg::FromSystem), system);
+        isolated(t, p, text(lang, Msg::FromSystem), &[system]);
         t.attr(p, "data-origin", "journal");
         let local = |at: project_lanes::record::Timestamp| Local::at(at.millis(), zone).full(lang);
         let window = match (origin.since, origin.until) {
@@ -110,21 +110,22 @@ fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     }
 }
 
-/// `template` with `{0}` as `value` in a `<bdi>`: record text in a sentence stays isolated, so
-/// a right-to-left override inside it cannot reorder the sentence around it.
-fn isolated(t: &mut Tree, parent: N, template: &str, value: &str) {
-    // The template's one placeholder, `{0}`, found as `fill` finds it (a char, not a string
-    // search, which would bring its own searcher into the wasm).
-    let at = template.find('{').unwrap_or(template.len());
-    let before = template.get(..at).unwrap_or_default();
-    let after = template.get(at + 3..).unwrap_or_default();
-    if !before.is_empty() {
+/// `template` with `{0}`, `{1}`, … as `values`, each in a `<bdi>`: record text in a sentence
+/// stays isolated, so a right-to-left override inside it cannot reorder the sentence around it.
+pub(crate) fn isolated(t: &mut Tree, parent: N, template: &str, values: &[&str]) {
+    // Each placeholder found as `fill` finds it (a char, not a string search, which would bring
+    // its own searcher into the wasm).
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        let (before, after) = rest.split_at(at);
         t.text(parent, before);
+        let digit = after.as_bytes().get(1).map_or(0, |d| d.wrapping_sub(b'0')) as usize;
+        if let Some(value) = values.get(digit) {
+            t.el_text(parent, "bdi", "", value);
+        }
+        rest = after.get(3..).unwrap_or_default();
     }
-    t.el_text(parent, "bdi", "", value);
-    if !after.is_empty() {
-        t.text(parent, after);
-    }
+    t.text(parent, rest);
 }
 
 /// The note that a record came without an index: no SHA-256 to compare (`[data-no-hash]`).

@@ -192,13 +192,8 @@ impl View {
     /// the "Compare with…" control when the selected record and another are read. Focus on a
     /// difference stays on the current one.
     pub(super) fn render_compare(&mut self, state: &State) {
-        let had_focus = self
-            .doc
-            .active_element()
-            .is_some_and(|a| self.compare.contains(Some(&a)));
-        let focused = had_focus
-            .then(|| self.doc.active_element())
-            .flatten()
+        let focused = (self.doc.active_element())
+            .filter(|a| self.compare.contains(Some(a)))
             .and_then(|a| {
                 ["data-diff-choice", "data-compare-with", "data-compare-show"]
                     .into_iter()
@@ -207,15 +202,13 @@ impl View {
         clear(&self.compare);
         let lang = state.lang;
         let mut t = Tree::new();
-        let title = |i: usize| state.entries[i].title.get(lang.tag()).to_owned();
+        let title = |i: usize| state.entries[i].title.get(lang.tag());
         if let Some(comparison) = &state.compare {
             let found = comparison.ids.each_ref().map(|id| state.position(id));
-            let titles = found
-                .iter()
-                .zip(&comparison.ids)
-                .map(|(i, id)| i.map_or(id.clone(), title))
-                .collect::<Vec<_>>();
-            let sides = [0, 1].map(|s| (comparison.ids[s].as_str(), titles[s].as_str()));
+            let sides = [0, 1].map(|s| {
+                let id = comparison.ids[s].as_str();
+                (id, found[s].map_or(id, title))
+            });
             let records = found.map(|i| {
                 i.and_then(|i| state.entries[i].content.loaded())
                     .map(|l| &l.record)
@@ -237,16 +230,11 @@ impl View {
             .selected_entry()
             .is_some_and(|e| e.content.loaded().is_some())
         {
-            let others: Vec<(&str, String)> = state
-                .entries
-                .iter()
-                .enumerate()
+            let others: Vec<(&str, &str)> = (state.entries.iter().enumerate())
                 .filter(|&(i, e)| i != state.selected && e.content.loaded().is_some())
-                .map(|(_, e)| (e.id.as_str(), e.title.get(lang.tag()).to_owned()))
+                .map(|(i, e)| (e.id.as_str(), title(i)))
                 .collect();
             if !others.is_empty() {
-                let others: Vec<(&str, &str)> =
-                    others.iter().map(|(id, t)| (*id, t.as_str())).collect();
                 compare::chooser(&mut t, ROOT, lang, &others, &self.prefix);
             }
         }

@@ -137,18 +137,16 @@ pub fn history(record: &Record) -> History {
     let mut names = Names::default();
     let mut at = Index::new();
     let mut holds: Vec<(Label, Vec<Hold>)> = Vec::new();
-    for project in &record.projects {
-        at.insert(project.as_str(), holds.len());
-        holds.push((project.clone(), Vec::new()));
-    }
+    // The project's place in `holds`, given one first if it has none.
     let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
-        if let Some(i) = at.get(project.as_str()) {
-            return i;
-        }
-        at.insert(project.as_str(), holds.len());
-        holds.push((project.clone(), Vec::new()));
-        holds.len() - 1
+        *at.get_or_insert(project.as_str(), || {
+            holds.push((project.clone(), Vec::new()));
+            holds.len() - 1
+        })
     };
+    for project in &record.projects {
+        slot(project, &mut holds);
+    }
     if let Some(start) = &record.start {
         for lease in &start.leases {
             names.issue_lease(&lease.handle, &lease.project, &lease.run);

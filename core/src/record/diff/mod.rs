@@ -320,7 +320,7 @@ fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHa
                     let (sa, sb) = (&a.steps[i], &b.steps[j]);
                     // Keys are hashes: two steps aligned by an equal hash of unequal keys (a
                     // collision, never seen) are each found in one record only.
-                    if !same_key((sa, history_a.named(i)), (sb, history_b.named(j))) {
+                    if key_fields(sa, history_a.named(i)) != key_fields(sb, history_b.named(j)) {
                         for (kind, a, b) in [
                             (ChangeKind::OnlyA, i..i + 1, j..j),
                             (ChangeKind::OnlyB, i + 1..i + 1, j..j + 1),
@@ -379,20 +379,25 @@ fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHa
     }
 }
 
-/// Each step's key, hashed by `hasher` (the same for both records): its operation and its
-/// input but for an outcome or `saved`, handles and ids read as what they name.
+/// What a step's key is made of: its operation and its input but for an outcome or `saved`,
+/// with what its handle or id names (`named`) in place of the handle.
+fn key_fields<'a>(step: &'a Step, named: Option<&'a str>) -> [Option<&'a str>; 5] {
+    let input = &step.input;
+    [
+        Some(step.op.as_str()),
+        input.queue.as_deref(),
+        input.project.as_deref(),
+        input.run.as_deref(),
+        named,
+    ]
+}
+
+/// Each step's key ([`key_fields`]), hashed by `hasher` (the same for both records).
 fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> Vec<u64> {
     (record.steps.iter().enumerate())
         .map(|(n, step)| {
-            let input = &step.input;
             let mut h = hasher.build_hasher();
-            for field in [
-                Some(step.op.as_str()),
-                input.queue.as_deref(),
-                input.project.as_deref(),
-                input.run.as_deref(),
-                history.named(n),
-            ] {
+            for field in key_fields(step, history.named(n)) {
                 // 0xfe and 0xff never occur in UTF-8: the fields stay apart.
                 match field {
                     Some(text) => {
@@ -407,14 +412,14 @@ fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> V
         .collect()
 }
 
-/// Whether two steps (each with what its handle names) have the same key.
-fn same_key((a, named_a): (&Step, Option<&str>), (b, named_b): (&Step, Option<&str>)) -> bool {
-    let (x, y) = (&a.input, &b.input);
-    a.op == b.op
-        && x.queue == y.queue
-        && x.project == y.project
-        && x.run == y.run
-        && named_a == named_b
+/// Each hold's key: its run, U+001F, and which of the run's holds it is (from 1).
+fn kth_keys(holds: &[Hold]) -> impl Iterator<Item = String> + '_ {
+    let mut seen = Index::new();
+    holds.iter().map(move |h| {
+        let k = seen.get_or_insert(h.run.as_str(), || 0);
+        *k += 1;
+        format!("{}\u{1f}{k}", h.run)
+    })
 }
 
 /// The projects whose holders differ, and the holds that got much longer or shorter: a run's
@@ -439,25 +444,14 @@ fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, 
         let hb = in_b.get(project.as_str()).map_or(&none, |i| &b.holds[i].1);
         let same = ha.iter().zip(hb).take_while(|(x, y)| x.same_as(y)).count();
         // A run's k-th hold of the project in B, to time against the same in A.
-        // The k-th holds of each run, keyed `run` U+001F `k`.
-        let kth = |holds: &[Hold]| -> Index {
-            let (mut seen, mut keys) = (Index::new(), Index::new());
-            for (j, h) in holds.iter().enumerate() {
-                let k = seen.get_or_insert(h.run.as_str(), || 0);
-                *k += 1;
-                keys.insert(&format!("{}\u{1f}{k}", h.run), j);
-            }
-            keys
-        };
-        let b_runs = kth(hb);
-        let mut seen = Index::new();
-        for (i, x) in ha.iter().enumerate() {
-            let k = seen.get_or_insert(x.run.as_str(), || 0);
-            *k += 1;
-            let Some(j) = b_runs.get(&format!("{}\u{1f}{k}", x.run)) else {
+        let mut in_b = Index::new();
+        for (j, key) in kth_keys(hb).enumerate() {
+            in_b.insert(&key, j);
+        }
+        for (i, (x, key)) in ha.iter().zip(kth_keys(ha)).enumerate() {
+            let Some(y) = in_b.get(&key).map(|j| &hb[j]) else {
                 continue;
             };
-            let y = &hb[j];
             if let (Some(ma), Some(mb)) = (x.millis, y.millis) {
                 let (low, high) = (ma.min(mb), ma.max(mb));
                 if high - low >= options.hold_min_millis
