@@ -43,13 +43,16 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod diff;
+pub mod edit;
+#[cfg(feature = "cli")]
 pub mod render;
 pub mod scenario;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{Read, Write as _};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use project_lanes::record::{INDEX_FORMAT, Index, IndexEntry, Record, RecordError, VERSION};
@@ -132,22 +135,13 @@ pub fn run_scenarios(files: &[PathBuf]) -> Result<Vec<Made>, Problems> {
     let mut made: Vec<Made> = Vec::with_capacity(files.len());
     let mut problems = Vec::new();
     for path in files {
-        let record = match Scenario::load(path).and_then(|s| s.record()) {
-            Ok(record) => record,
+        let (record, file) = match Scenario::load(path).and_then(|s| s.output()) {
+            Ok(made) => made,
             Err(e) => {
                 problems.push(e.to_string());
                 continue;
             }
         };
-        let bytes = to_json(&record);
-        if bytes.len() as u64 > MAX_RECORD_BYTES {
-            problems.push(format!(
-                "{}: the record would be {} bytes; records may be at most {MAX_RECORD_BYTES} bytes (16 MiB): split the scenario",
-                path.display(),
-                bytes.len()
-            ));
-            continue;
-        }
         if let Some(other) = made.iter().find(|m| m.record.id == record.id) {
             problems.push(format!(
                 "{}: the record id \"{}\" is also the id of {}: each record needs its own id (and file)",
@@ -159,10 +153,7 @@ pub fn run_scenarios(files: &[PathBuf]) -> Result<Vec<Made>, Problems> {
         }
         made.push(Made {
             scenario: path.clone(),
-            file: OutputFile {
-                name: format!("{}.json", record.id),
-                bytes,
-            },
+            file,
             record,
         });
     }
@@ -222,6 +213,7 @@ pub fn generate() -> Result<Vec<OutputFile>, Problems> {
     Ok(files)
 }
 
+#[cfg(feature = "cli")]
 /// Writes files all or nothing: each is first written in full to a temporary file next to its
 /// destination, and only when every one is complete are they renamed into place. A failure
 /// leaves no partial file behind (the temporary files are removed).
@@ -258,8 +250,8 @@ pub fn write_files(files: &[(PathBuf, &OutputFile)]) -> Result<(), String> {
                 .set_permissions(permissions)
                 .map_err(cannot)?;
         }
-        temp.write_all(&file.bytes)
-            .and_then(|()| temp.flush())
+        std::io::Write::write_all(&mut temp, &file.bytes)
+            .and_then(|()| std::io::Write::flush(&mut temp))
             .map_err(cannot)?;
         staged.push((temp, path));
     }
@@ -270,6 +262,7 @@ pub fn write_files(files: &[(PathBuf, &OutputFile)]) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(feature = "cli")]
 /// Read and write for everyone the umask allows (the mode a new file is opened with: `0o666`).
 fn new_file_permissions() -> std::fs::Permissions {
     use std::os::unix::fs::PermissionsExt as _;
@@ -403,6 +396,7 @@ fn list_ids<'a>(found: impl Iterator<Item = &'a Found>) -> String {
     }
 }
 
+#[cfg(feature = "cli")]
 /// A committed file that differs from a fresh generation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
@@ -412,6 +406,7 @@ pub struct Difference {
     pub diff: String,
 }
 
+#[cfg(feature = "cli")]
 /// Compares the files in `dir` with `files`; returns every difference (empty when all match).
 pub fn compare(dir: &Path, files: &[OutputFile]) -> Vec<Difference> {
     let mut differences = Vec::new();

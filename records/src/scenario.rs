@@ -50,6 +50,8 @@ use project_lanes::record::{
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::OutputFile;
+
 /// The format id every scenario file carries in `format`.
 pub const SCENARIO_FORMAT: &str = "project-lanes/scenario";
 /// The scenario format version this build reads.
@@ -74,6 +76,8 @@ pub struct Location {
 /// Why a scenario could not become a record: the file, where in it, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
+    /// What kind of mistake, as a stable code (see [`ScenarioError::code`]).
+    code: &'static str,
     /// The scenario file.
     pub file: PathBuf,
     /// Where in the file, when the error has a place.
@@ -85,13 +89,29 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    fn whole_file(file: &Path, message: impl Into<String>) -> ScenarioError {
+    fn whole_file(code: &'static str, file: &Path, message: impl Into<String>) -> ScenarioError {
         ScenarioError {
+            code,
             file: file.to_path_buf(),
             at: None,
             message: message.into(),
             excerpt: None,
         }
+    }
+
+    /// A stable code for the kind of mistake, for programs (the playground shows it beside the
+    /// message): `SCENARIO_UNREADABLE`, `SCENARIO_TOO_LARGE`, `SCENARIO_NOT_UTF8`,
+    /// `SCENARIO_SYNTAX` (TOML, or a field of the wrong name or type), `NOT_A_SCENARIO`,
+    /// `SCENARIO_VERSION`, `SCENARIO_TOO_MANY_STEPS`, `SCENARIO_INVALID` (a label, an input,
+    /// a handle) or `RECORD_TOO_LARGE`.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// The line at [`ScenarioError::at`] with a caret under the column, as printed after the
+    /// message.
+    pub fn excerpt(&self) -> Option<&str> {
+        self.excerpt.as_deref()
     }
 }
 
@@ -208,47 +228,55 @@ impl Scenario {
     /// reading it.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let cannot = |e: std::io::Error| {
-            ScenarioError::whole_file(path, format!("cannot read the file: {e}"))
+            ScenarioError::whole_file(
+                "SCENARIO_UNREADABLE",
+                path,
+                format!("cannot read the file: {e}"),
+            )
         };
         let mut file = File::open(path).map_err(cannot)?;
         let size = file.metadata().map_err(cannot)?.len();
-        let too_large = |size: u64| {
-            ScenarioError::whole_file(
-                path,
-                format!(
-                    "the file is {size} bytes; scenario files may be at most {MAX_SCENARIO_BYTES} bytes (4 MiB)"
-                ),
-            )
-        };
         if size > MAX_SCENARIO_BYTES {
-            return Err(too_large(size));
+            return Err(too_large(path, size));
         }
         let mut bytes = Vec::new();
         file.by_ref()
             .take(MAX_SCENARIO_BYTES + 1)
             .read_to_end(&mut bytes)
             .map_err(cannot)?;
+        Scenario::from_bytes(path, bytes)
+    }
+
+    /// Parses the bytes of a scenario file (`file` names it in errors): refused over
+    /// [`MAX_SCENARIO_BYTES`] or when not UTF-8, as [`Scenario::load`] refuses a file. The
+    /// playground gives what a person types or opens to this same function.
+    pub fn from_bytes(file: &Path, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
         if bytes.len() as u64 > MAX_SCENARIO_BYTES {
-            return Err(too_large(bytes.len() as u64));
+            return Err(too_large(file, bytes.len() as u64));
         }
         let text = String::from_utf8(bytes).map_err(|e| {
             let offset = e.utf8_error().valid_up_to();
             let source = String::from_utf8_lossy(e.as_bytes()).into_owned();
             located(
-                path,
+                "SCENARIO_NOT_UTF8",
+                file,
                 &source,
                 offset..offset,
                 "the file is not UTF-8 text".into(),
             )
         })?;
-        Scenario::parse(path, &text)
+        Scenario::parse(file, &text)
     }
 
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(file: &Path, text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() as u64 > MAX_SCENARIO_BYTES {
+            return Err(too_large(file, text.len() as u64));
+        }
         let toml_error = |e: toml::de::Error| {
             let span = e.span().unwrap_or(0..0);
             located(
+                "SCENARIO_SYNTAX",
                 file,
                 text,
                 span,
@@ -259,12 +287,14 @@ impl Scenario {
         match &header.format {
             None => {
                 return Err(ScenarioError::whole_file(
+                    "NOT_A_SCENARIO",
                     file,
                     format!("missing `format = \"{SCENARIO_FORMAT}\"`: is this a scenario file?"),
                 ));
             }
             Some(format) if format.get_ref() != SCENARIO_FORMAT => {
                 return Err(located(
+                    "NOT_A_SCENARIO",
                     file,
                     text,
                     format.span(),
@@ -279,12 +309,14 @@ impl Scenario {
         match &header.version {
             None => {
                 return Err(ScenarioError::whole_file(
+                    "SCENARIO_VERSION",
                     file,
                     format!("missing `version = {SCENARIO_VERSION}`"),
                 ));
             }
             Some(version) if *version.get_ref() != i64::from(SCENARIO_VERSION) => {
                 return Err(located(
+                    "SCENARIO_VERSION",
                     file,
                     text,
                     version.span(),
@@ -309,13 +341,27 @@ impl Scenario {
         self.def.id.get_ref()
     }
 
+    /// The record title the scenario names.
+    pub fn title(&self) -> Text {
+        self.def.title.get_ref().text()
+    }
+
     /// The scenario file.
     pub fn file(&self) -> &Path {
         &self.file
     }
 
     fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
-        located(&self.file, &self.source, span, message.into())
+        self.error_coded("SCENARIO_INVALID", span, message)
+    }
+
+    fn error_coded(
+        &self,
+        code: &'static str,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> ScenarioError {
+        located(code, &self.file, &self.source, span, message.into())
     }
 
     /// Runs every operation on the real core and returns the record, checked against every
@@ -325,7 +371,8 @@ impl Scenario {
         self.check_labels()?;
         let steps = def.steps.get_ref();
         if steps.len() > MAX_SCENARIO_STEPS {
-            return Err(self.error(
+            return Err(self.error_coded(
+                "SCENARIO_TOO_MANY_STEPS",
                 steps[MAX_SCENARIO_STEPS].span(),
                 format!(
                     "a scenario may hold at most {MAX_SCENARIO_STEPS} operations; this file has {} (this is operation {})",
@@ -371,7 +418,8 @@ impl Scenario {
                 bytes += json.len() as u64 + 4 * lines + 2;
             }
             if bytes > MAX_RECORD_BYTES {
-                return Err(self.error(
+                return Err(self.error_coded(
+                    "RECORD_TOO_LARGE",
                     step.span(),
                     format!(
                         "the record grows past {MAX_RECORD_BYTES} bytes (16 MiB, the most a viewer reads) at this operation: every step saves every lane and reservation; split the scenario"
@@ -380,6 +428,29 @@ impl Scenario {
             }
         }
         recorder.finish().map_err(|e| self.record_error(e))
+    }
+
+    /// What `lane-records run` writes for this scenario: the record and its file, `<id>.json`
+    /// holding [`crate::to_json`]'s bytes, refused past [`MAX_RECORD_BYTES`]. The playground
+    /// calls this too, so it offers the same bytes.
+    pub fn output(&self) -> Result<(Record, OutputFile), ScenarioError> {
+        let record = self.record()?;
+        let bytes = crate::to_json(&record);
+        if bytes.len() as u64 > MAX_RECORD_BYTES {
+            return Err(ScenarioError::whole_file(
+                "RECORD_TOO_LARGE",
+                &self.file,
+                format!(
+                    "the record would be {} bytes; records may be at most {MAX_RECORD_BYTES} bytes (16 MiB): split the scenario",
+                    bytes.len()
+                ),
+            ));
+        }
+        let file = OutputFile {
+            name: format!("{}.json", record.id),
+            bytes,
+        };
+        Ok((record, file))
     }
 
     /// Labels the record itself needs (id, projects, queues) follow the label rule; operation
@@ -465,7 +536,7 @@ impl Scenario {
         };
         match self.span_of_path(at) {
             Some(span) => self.error(span, message),
-            None => ScenarioError::whole_file(&self.file, error.to_string()),
+            None => ScenarioError::whole_file("SCENARIO_INVALID", &self.file, error.to_string()),
         }
     }
 
@@ -534,8 +605,25 @@ fn hint(message: &str) -> String {
     }
 }
 
+/// A file over [`MAX_SCENARIO_BYTES`].
+fn too_large(file: &Path, size: u64) -> ScenarioError {
+    ScenarioError::whole_file(
+        "SCENARIO_TOO_LARGE",
+        file,
+        format!(
+            "the file is {size} bytes; scenario files may be at most {MAX_SCENARIO_BYTES} bytes (4 MiB)"
+        ),
+    )
+}
+
 /// An error at byte offset `span.start` of `text`: line, column and the line with a caret.
-fn located(file: &Path, text: &str, span: Range<usize>, message: String) -> ScenarioError {
+fn located(
+    code: &'static str,
+    file: &Path,
+    text: &str,
+    span: Range<usize>,
+    message: String,
+) -> ScenarioError {
     let start = span.start.min(text.len());
     let start = (0..=start)
         .rev()
@@ -564,6 +652,7 @@ fn located(file: &Path, text: &str, span: Range<usize>, message: String) -> Scen
         " ".repeat(caret)
     );
     ScenarioError {
+        code,
         file: file.to_path_buf(),
         at: Some(Location { line, column }),
         message,
