@@ -9,6 +9,8 @@
 
 #![cfg(target_arch = "wasm32")]
 
+pub mod playground;
+
 use js_sys::{Object, Promise, Reflect};
 use lane_viewer::Viewer;
 use project_lanes::record::{Index, Record};
@@ -715,4 +717,39 @@ pub async fn entry_stack_pointer() -> usize {
     });
     JsFuture::from(promise).await.unwrap();
     seen.get()
+}
+
+/// A page of the test site in a frame `width` pixels wide: a `srcdoc` copy of it with a `<base>`
+/// at the site (so its scripts, styles and records come from there, as from its own site), opened
+/// at `#<hash>`, with `script` (whole `<script>` elements) run before the page's own.
+pub async fn site_page_frame(
+    page: &str,
+    hash: &str,
+    script: &str,
+    width: u32,
+) -> web_sys::HtmlIFrameElement {
+    let html = fetch_text(page).await;
+    let hash = serde_json::to_string(hash).unwrap();
+    let head = format!(
+        "<head><base href=\"{}\"><script>location.hash = {hash};</script>{script}",
+        site("")
+    );
+    let frame: web_sys::HtmlIFrameElement = document()
+        .create_element("iframe")
+        .unwrap()
+        .unchecked_into();
+    frame
+        .set_attribute(
+            "style",
+            &format!("width: {width}px; height: 900px; border: 0"),
+        )
+        .unwrap();
+    Reflect::set(
+        &frame,
+        &"srcdoc".into(),
+        &html.replacen("<head>", &head, 1).into(),
+    )
+    .unwrap();
+    document().body().unwrap().append_child(&frame).unwrap();
+    frame
 }

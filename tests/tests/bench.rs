@@ -582,3 +582,86 @@ async fn compare_two_100000_step_records() {
         samples,
     );
 }
+
+/// The playground after a keystroke in a scenario of 1,000 operations (500 claims and their
+/// releases over three projects): the scenario run on the core (`lane-records`' runner in the
+/// playground's module) and the viewer mounted with the new record until settled, as the page
+/// times them (`playground-ran`), without the quarter second of quiet the page waits for (by
+/// then the browser has drawn the keystroke in the editor, so the bench lets a frame pass too).
+#[wasm_bindgen_test]
+async fn playground_keystroke_in_1000_operations() {
+    use lane_viewer_tests::playground::Playground;
+    let mut text = String::from(
+        "format = \"project-lanes/scenario\"\nversion = 1\nid = \"thousand\"\n\
+         projects = [\"docs\", \"site\", \"billing\"]\nuntouched_project = \"billing\"\n\
+         title = { en = \"A thousand\", ja = \"千の操作\" }\n\
+         summary = { en = \"Claims and releases.\", ja = \"取得と解放。\" }\n",
+    );
+    for i in 0..500 {
+        let project = if i % 2 == 0 { "docs" } else { "site" };
+        text.push_str(&format!(
+            "\n[[steps]]\nop = \"claim\"\nproject = \"{project}\"\nrun = \"run-{i}\"\n\
+             \n[[steps]]\nop = \"release\"\nlease = \"L{}\"\noutcome = \"succeeded\"\n",
+            i + 1
+        ));
+    }
+    let page = Playground::open("lang=en", 1280).await;
+    let (mut run, mut draw, mut total) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..23 {
+        // One character changed each time, so every run gives another record.
+        let typed = text.replacen("run-250\"", &format!("run-25{}\"", i % 10), 1);
+        page.set_text(&typed);
+        // The keystroke is drawn before the page runs the scenario, a quarter second later.
+        page.next_frame().await;
+        page.run_now().await;
+        assert_eq!(page.last_run(), (true, None));
+        if i >= 2 {
+            let (r, d) = page.last_times();
+            run.push(r);
+            draw.push(d);
+            total.push(r + d);
+        }
+    }
+    assert_eq!(page.selected_record().as_deref(), Some("thousand"));
+    report("playground_keystroke: scenario run (1,000 operations)", run);
+    report("playground_keystroke: viewer mounted and settled", draw);
+    report("playground_keystroke: run + redraw", total);
+}
+
+/// The playground given what it must refuse, each run timed by the page (`playground-ran`):
+/// text past 4 MiB, 10,001 operations, and 20,000 characters of garbage. A run blocks the page
+/// while it lasts; each must end in a coded error.
+#[wasm_bindgen_test]
+async fn playground_bad_input() {
+    use lane_viewer_tests::playground::Playground;
+    let page = Playground::open("lang=en", 1280).await;
+    let good = page.editor_text();
+    let mut many = good.clone();
+    for _ in 0..10_001 {
+        many.push_str("\n[[steps]]\nop = \"view\"\nproject = \"docs\"\n");
+    }
+    let garbage: String = (0..20_000u32)
+        .map(|i| char::from_u32((i * 7919) % 0xd7ff).unwrap_or('?'))
+        .collect();
+    let cases = [
+        (
+            "4 MiB + 1 line",
+            format!("{good}\n# {}", "x".repeat(4 * 1024 * 1024)),
+        ),
+        ("10,001 operations", many),
+        ("garbage", garbage),
+    ];
+    for (name, text) in cases {
+        let mut samples = Vec::new();
+        for _ in 0..7 {
+            page.set_text(&text);
+            page.run_now().await;
+            assert!(!page.last_run().0, "{name}");
+            samples.push(page.last_times().0);
+        }
+        report(
+            &format!("playground_bad_input: {name}, run until refused"),
+            samples,
+        );
+    }
+}

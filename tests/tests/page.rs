@@ -22,26 +22,7 @@ struct Page {
 
 impl Page {
     async fn open(src: &str) -> Page {
-        let html = fetch_text("index.html").await;
-        let hash = serde_json::to_string(&format!("src={src}")).unwrap();
-        let head = format!(
-            "<head><base href=\"{}\"><script>location.hash = {hash};</script>",
-            site("")
-        );
-        let frame: HtmlIFrameElement = document()
-            .create_element("iframe")
-            .unwrap()
-            .unchecked_into();
-        frame
-            .set_attribute("style", "width: 1280px; height: 900px; border: 0")
-            .unwrap();
-        Reflect::set(
-            &frame,
-            &"srcdoc".into(),
-            &html.replacen("<head>", &head, 1).into(),
-        )
-        .unwrap();
-        document().body().unwrap().append_child(&frame).unwrap();
+        let frame = site_page_frame("index.html", &format!("src={src}"), "", 1280).await;
         let page = Page { frame };
         assert!(
             eventually_within(30_000, || page.selected().is_some()).await,

@@ -49,22 +49,49 @@ fn built_in(pkg: &Path) -> Pkg {
 
 /// Builds the viewer's wasm (profile `wasm`) and binds it with wasm-bindgen into `out`.
 pub fn build_pkg(out: &Path) -> Result<Pkg> {
+    bind("lane-viewer", "lane_viewer", out)?;
+    Ok(built_in(out))
+}
+
+/// The playground page's own module (`playground/`), bound into `out`: the wasm and its glue.
+pub fn build_playground(out: &Path) -> Result<Pkg> {
+    bind("lane-playground", "lane_playground", out)?;
+    Ok(playground_in(out))
+}
+
+/// The playground's module inside a built site.
+pub fn built_playground(dist: &Path) -> Pkg {
+    playground_in(&dist.join("playground"))
+}
+
+fn playground_in(dir: &Path) -> Pkg {
+    Pkg {
+        wasm: dir.join("lane_playground_bg.wasm"),
+        glue: vec![dir.join("lane_playground.js")],
+    }
+}
+
+/// Builds `package`'s wasm (profile `wasm`) and binds it with wasm-bindgen (`--target web`) into
+/// `out`, whose JavaScript loses its comments.
+fn bind(package: &str, lib: &str, out: &Path) -> Result<()> {
     let root = project_root();
     let bin = wasm_bindgen_bin()?;
-    step("building the viewer (cargo build -p lane-viewer --profile wasm --target wasm32)");
+    step(&format!(
+        "building {package} (cargo build -p {package} --profile wasm --target wasm32)"
+    ));
     cargo(
         &root,
         &[
             "build",
             "-p",
-            "lane-viewer",
+            package,
             "--profile",
             "wasm",
             "--target",
             WASM_TARGET,
         ],
     )?;
-    let wasm = root.join("target/wasm32-unknown-unknown/wasm/lane_viewer.wasm");
+    let wasm = root.join(format!("target/wasm32-unknown-unknown/wasm/{lib}.wasm"));
     step("binding it (wasm-bindgen --target web)");
     if out.exists() {
         std::fs::remove_dir_all(out)?;
@@ -80,14 +107,16 @@ pub fn build_pkg(out: &Path) -> Result<Pkg> {
         ])
         .arg(out)
         .arg(&wasm))?;
-    let pkg = built_in(out);
     // Comments in the generated glue are Rust doc comments copied as JSDoc: the site does not
     // need them, and they count against the size budget.
-    for path in &pkg.glue {
-        let js = std::fs::read_to_string(path)?;
-        std::fs::write(path, strip_comments(&js))?;
+    let mut js = Vec::new();
+    collect(out, out, &mut js)?;
+    for rel in js.iter().filter(|rel| rel.ends_with(".js")) {
+        let path = out.join(rel);
+        let text = std::fs::read_to_string(&path)?;
+        std::fs::write(&path, strip_comments(&text))?;
     }
-    Ok(pkg)
+    Ok(())
 }
 
 /// Drops `/** … */` blocks and whole-line `//` comments from generated JavaScript (the only
@@ -124,6 +153,7 @@ pub fn dist() -> Result<PathBuf> {
             .map_err(|e| format!("cannot clear {}: {e}", dist.display()))?;
     }
     build_pkg(&dist.join("pkg"))?;
+    build_playground(&dist.join("playground"))?;
     step("copying pages and records");
     for page in PAGES {
         copy(&root.join("www").join(page), &dist.join(page))?;
@@ -142,7 +172,14 @@ pub fn dist() -> Result<PathBuf> {
 }
 
 /// The files of `www/` a site holds.
-pub const PAGES: [&str; 3] = ["index.html", "embed.html", "site.css"];
+pub const PAGES: [&str; 6] = [
+    "index.html",
+    "embed.html",
+    "site.css",
+    "playground.html",
+    "playground.js",
+    "playground.css",
+];
 
 /// The element's ES module and what it imports (`web/js/`), next to `pkg/` in a site.
 pub const MODULES: [&str; 2] = ["lane-viewer.js", "element.js"];

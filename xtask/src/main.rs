@@ -141,7 +141,7 @@ fn test() -> Result<()> {
             "warnings",
         ],
     )?;
-    step("lints for wasm32 (viewer and browser tests)");
+    step("lints for wasm32 (viewer, playground and browser tests)");
     cargo(
         &root,
         &[
@@ -150,6 +150,8 @@ fn test() -> Result<()> {
             "lane-viewer",
             "-p",
             "lane-viewer-tests",
+            "-p",
+            "lane-playground",
             "--all-targets",
             "--target",
             tools::WASM_TARGET,
@@ -190,6 +192,7 @@ fn test() -> Result<()> {
     step("the site, and the viewer's size budget");
     let dist = dist::dist()?;
     size::report(&dist::built(&dist))?;
+    size::report_playground(&dist::built_playground(&dist))?;
     browser::run(browser::Suite::Tests, &engines, None)?;
     smoke::smoke_test_dist(&dist, &engines)?;
     step("the release, used as its users would (cargo xtask release --check)");

@@ -75,10 +75,24 @@ pub fn build(allow_dirty: bool) -> Result<Release> {
         std::fs::remove_dir_all(&release.dir)?;
     }
     std::fs::create_dir_all(release.dir.join("crates"))?;
-    step("packaging the crates (cargo package --workspace: each built from its packaged files)");
+    step(
+        "packaging the crates (cargo package --workspace, but the playground: each built from \
+         its packaged files)",
+    );
     // Cargo counts the viewer mdbook-lanes carries (ignored by git, listed in its `include`) as
     // an uncommitted change, so `tree_is_committed` stands in for its own check.
-    cargo(&root, &["package", "--workspace", "--allow-dirty"])?;
+    // The playground's module is part of the site, not a crate: it holds the workspace's
+    // scenarios (`records/scenarios/`), which no package of its own could.
+    cargo(
+        &root,
+        &[
+            "package",
+            "--workspace",
+            "--exclude",
+            "lane-playground",
+            "--allow-dirty",
+        ],
+    )?;
     packaged_crates_are_the_published_ones(&root)?;
     the_postgresql_library_builds_no_tool(&root)?;
     for name in CRATES {

@@ -2,7 +2,8 @@
 //! a bundled record and with the guide's version 3 record of a chaos run), its embed page, its
 //! page of records inside the page (one viewer in each language), the guide's chaos chapter and
 //! its embedding chapter (in English and Japanese), a comparison of two records (and the
-//! guide's chapter on comparing), and a 100,000-step record over 1,000
+//! guide's chapter on comparing), the scenario playground (also with an error in the scenario, its
+//! last record kept), and a 100,000-step record over 1,000
 //! projects (`farm.rs`) at 1280 and 390 px (in both languages), in light and dark colour
 //! schemes, in each engine, as PNG files in `target/screenshots/` — to look at what the tests
 //! cannot judge. The pages are served from a copy of the built site with that record added
@@ -78,6 +79,53 @@ const SHOTS: [(&str, &str, usize, u32); 22] = [
     ("large-end-ja-390", LARGE_END_JA, 1, 390),
 ];
 
+/// The playground: its name, page, window width and a script run once it shows its record. Each
+/// has its own query, so that each is a page of its own, loaded afresh.
+const PLAYGROUND: [(&str, &str, u32, &str); 6] = [
+    (
+        "playground-en",
+        "playground.html?1#lang=en&record=persistence-gate",
+        WINDOW.0,
+        "",
+    ),
+    (
+        "playground-ja",
+        "playground.html?2#lang=ja&record=persistence-gate",
+        WINDOW.0,
+        "",
+    ),
+    (
+        "playground-en-390",
+        "playground.html?3#lang=en&record=busy-project",
+        390,
+        "",
+    ),
+    (
+        "playground-ja-390",
+        "playground.html?4#lang=ja&record=busy-project",
+        390,
+        "",
+    ),
+    (
+        "playground-error-en",
+        "playground.html?5#lang=en&record=busy-project",
+        WINDOW.0,
+        BREAK_SCENARIO,
+    ),
+    (
+        "playground-error-ja",
+        "playground.html?6#lang=ja&record=busy-project",
+        WINDOW.0,
+        BREAK_SCENARIO,
+    ),
+];
+
+/// Puts a mistake in the playground's scenario, as typing would.
+const BREAK_SCENARIO: &str = "
+    const editor = document.querySelector('[data-editor]');
+    editor.value = editor.value.replace('run = \"nightly-101\"', 'run = nightly-101\"');
+    editor.dispatchEvent(new Event('input'));";
+
 /// The standalone page comparing the busy project with the stale release.
 const COMPARE_EN: &str =
     "index.html#record=busy-project&lang=en&compare=busy-project,stale-release&diff=2";
@@ -141,9 +189,16 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
             runtime.block_on(async {
                 let client = driver.session().await?;
                 let result = async {
-                    for (name, page, viewers, width) in SHOTS {
+                    let playground = PLAYGROUND
+                        .iter()
+                        .map(|&(name, page, width, prepare)| (name, page, 1, width, Some(prepare)));
+                    let shots = SHOTS
+                        .iter()
+                        .map(|&(name, page, viewers, width)| (name, page, viewers, width, None))
+                        .chain(playground);
+                    for (name, page, viewers, width, prepare) in shots {
                         let url = format!("http://{addr}/{page}");
-                        let png = picture(&client, &url, (viewers, width), dark)
+                        let png = picture(&client, &url, (viewers, width), prepare, dark)
                             .await
                             .map_err(|e| format!("{url} in {} ({scheme}): {e}", engine.label()))?;
                         let file = out.join(format!("{}-{scheme}-{name}.png", engine.name()));
@@ -167,6 +222,7 @@ async fn picture(
     client: &fantoccini::Client,
     url: &str,
     (viewers, width): (usize, u32),
+    prepare: Option<&str>,
     dark: bool,
 ) -> Result<Vec<u8>> {
     // Loaded in the tallest window, then made as tall as the page: WebKit does not always lay out
@@ -187,6 +243,11 @@ async fn picture(
             .into());
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    if let Some(script) = prepare.filter(|s| !s.is_empty()) {
+        client.execute(script, vec![]).await?;
+        // The playground runs again after a quarter of a second of quiet.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
     }
     let seen = client
         .execute(

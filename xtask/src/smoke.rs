@@ -17,7 +17,7 @@ use crate::webdriver::{Driver, Look};
 const PAGE_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each page of the site and what its DOM must hold once it has rendered.
-pub const PAGES: [(&str, &[&str]); 2] = [
+pub const PAGES: [(&str, &[&str]); 3] = [
     (
         "index.html#record=persistence-gate&lang=ja",
         &[
@@ -25,6 +25,15 @@ pub const PAGES: [(&str, &[&str]); 2] = [
             "data-selected-record=\"persistence-gate\"",
             "data-reservation=\"R1\"",
             "data-nothing-executed",
+        ],
+    ),
+    (
+        "playground.html#lang=ja",
+        &[
+            "data-record-state=\"current\"",
+            "data-selected-record=\"independent-claims\"",
+            "data-verification=\"verified\"",
+            "data-lane-viewer=\"\" lang=\"ja\"",
         ],
     ),
     (
@@ -59,7 +68,7 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
     for installed in engines {
         let engine = installed.engine;
         step(&format!(
-            "checking the built site in {} (index.html, embed.html, the guide)",
+            "checking the built site in {} (index.html, playground.html, embed.html, the guide)",
             engine.label()
         ));
         let log = logs.join(format!("{}-driver.log", engine.name()));

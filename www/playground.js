@@ -1,0 +1,537 @@
+// The playground page (playground.html): the editor, the live viewer and the ways out. Scenarios
+// run in the playground's own module (playground/, lane-records' runner); the record is shown by
+// the usual viewer (pkg/). After every run the page dispatches `playground-ran` on `document`
+// with `{ok, code, runMs, drawMs}`, which its tests and benchmark wait for.
+
+import initViewer, { mount } from "./pkg/lane_viewer.js";
+import initPlayground, * as pg from "./playground/lane_playground.js";
+
+/** Milliseconds of quiet typing before the scenario runs again. */
+const QUIET_MS = 250;
+/** The longest scenario a link holds, in characters: browsers cap URLs at about 2 MB. */
+const MAX_LINK = 1_000_000;
+/** The largest record file "Edit a record file…" reads (the viewer's default for lines). */
+const MAX_RECORD_FILE = 64 * 1024 * 1024;
+
+const WORDS = {
+  en: {
+    loading: "Starting the playground…",
+    ran: (steps, ms) => `Ran on the core: ${steps.toLocaleString("en")} steps, ${ms} ms.`,
+    failed: "The scenario has an error; the record shown is from the last scenario that ran.",
+    failedNone: "The scenario has an error.",
+    lead: (e) =>
+      e.line
+        ? `${e.code}: line ${e.line}, column ${e.column} of ${e.file}. As lane-records run says it:`
+        : `${e.code}: ${e.file}. As lane-records run says it:`,
+    groupScenarios: "Bundled scenarios",
+    groupTemplates: "Blank templates",
+    groupRecords: "Bundled records (edit as a scenario)",
+    template: { "lanes.toml": "Lanes alone", "dispatcher.toml": "Queues and a dispatcher" },
+    copied: "The link is copied.",
+    copyBelow: "Copy the link below.",
+    linkTooLong: "The scenario is too long for a link (browsers cap links at about 2 MB): download it instead.",
+    unknownRecord: (id) => `No bundled record is called ${id}:`,
+    linkError: "The link in the address does not hold a scenario:",
+    editError: (name) => `${name} cannot be edited as a scenario:`,
+    cannotStart: "The playground could not start: ",
+    viewerFailed: "The viewer could not show the record: VIEWER_FAILED",
+    editor: "Scenario (TOML)",
+  },
+  ja: {
+    loading: "プレイグラウンドを起動しています…",
+    ran: (steps, ms) => `コアで実行しました：${steps.toLocaleString("ja")} ステップ、${ms} ミリ秒。`,
+    failed: "シナリオに誤りがあります。表示中の記録は、最後に実行できたシナリオのものです。",
+    failedNone: "シナリオに誤りがあります。",
+    lead: (e) =>
+      e.line
+        ? `${e.code}：${e.file} の ${e.line} 行目 ${e.column} 列目に誤りがあります。lane-records run の表示：`
+        : `${e.code}：${e.file}。lane-records run の表示：`,
+    groupScenarios: "同梱のシナリオ",
+    groupTemplates: "白紙のひな形",
+    groupRecords: "同梱の記録（シナリオとして編集）",
+    template: { "lanes.toml": "レーンだけ", "dispatcher.toml": "キューとディスパッチャ" },
+    copied: "リンクをコピーしました。",
+    copyBelow: "下のリンクをコピーしてください。",
+    linkTooLong: "シナリオが長すぎてリンクにできません（ブラウザのリンクは約 2 MB までです）。ダウンロードしてください。",
+    unknownRecord: (id) => `同梱の記録に ${id} はありません：`,
+    linkError: "アドレスのリンクにはシナリオが入っていません：",
+    editError: (name) => `${name} はシナリオとして編集できません：`,
+    cannotStart: "プレイグラウンドを起動できませんでした：",
+    viewerFailed: "ビューアで記録を表示できませんでした：VIEWER_FAILED",
+    editor: "シナリオ（TOML）",
+  },
+};
+
+const $ = (selector) => document.querySelector(selector);
+const editor = $("[data-editor]");
+const gutter = $("[data-gutter]");
+const status = $("[data-status]");
+const errorBox = $("[data-error]");
+const recordPane = $(".pg-record");
+const host = $("[data-viewer-host]");
+
+const state = {
+  lang: "en",
+  /** The file name errors name and downloads take. */
+  file: "scenario.toml",
+  /** The last run that gave a record: {id, file, json, steps}. */
+  good: null,
+  /** The current error (a run's, a link's or a record file's), or null. */
+  error: null,
+  /** Whether `good` is the record of the text in the editor. */
+  current: false,
+  viewer: null,
+  lines: 0,
+};
+
+const words = () => WORDS[state.lang];
+
+/** The fragment's parameters (`lang`, `scenario`, `record`). */
+const fragment = () => new URLSearchParams(location.hash.slice(1));
+
+function setLang(lang) {
+  state.lang = lang;
+  document.documentElement.lang = lang;
+  for (const button of document.querySelectorAll("[data-set-lang]")) {
+    button.setAttribute("aria-pressed", String(button.dataset.setLang === lang));
+  }
+  editor.setAttribute("aria-label", words().editor);
+  state.viewer?.set_lang(lang);
+  fillStarts();
+  showStatus();
+}
+
+// ---- the editor ----------------------------------------------------------------------------
+
+function countLines(text) {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Line numbers beside the text, redrawn only when the number of lines changes. */
+function drawGutter() {
+  const lines = countLines(editor.value);
+  if (lines !== state.lines) {
+    state.lines = lines;
+    let numbers = "";
+    for (let i = 1; i <= lines; i++) numbers += i + "\n";
+    gutter.textContent = numbers;
+  }
+  // As far down as the editor scrolls, which has a scrollbar below its lines.
+  gutter.style.paddingBottom = `${8 + editor.offsetHeight - editor.clientHeight}px`;
+  gutter.scrollTop = editor.scrollTop;
+}
+
+/** Counts the texts put in the editor (typing too): a load that finishes after a newer one
+ * is dropped. */
+let loads = 0;
+
+function setText(file, text) {
+  loads++;
+  state.file = file;
+  $("[data-file-name]").textContent = file;
+  editor.value = text;
+  editor.scrollTop = 0;
+  drawGutter();
+  runNow();
+}
+
+// ---- running -------------------------------------------------------------------------------
+
+let timer = 0;
+let running = null;
+let again = false;
+
+function runSoon() {
+  clearTimeout(timer);
+  timer = setTimeout(runNow, QUIET_MS);
+}
+
+/** Runs the editor's text; a run asked for while one is drawing follows it, with the newest text. */
+function runNow() {
+  clearTimeout(timer);
+  if (running) {
+    again = true;
+    return running;
+  }
+  running = (async () => {
+    try {
+      do {
+        again = false;
+        await runOnce(editor.value);
+      } while (again);
+    } finally {
+      running = null;
+    }
+  })();
+  return running;
+}
+
+/** Whether the editor holds text that has not run yet. */
+let typed = false;
+
+async function runOnce(text) {
+  typed = false;
+  const started = performance.now();
+  const ran = pg.run(state.file, text);
+  const runMs = performance.now() - started;
+  let drawMs = 0;
+  if (ran.ok) {
+    state.error = null;
+    state.good = ran;
+    state.current = true;
+    const drawn = performance.now();
+    try {
+      await showRecord(ran.json);
+    } catch (error) {
+      // Not expected (the record ran on the core): say it, and keep what is shown.
+      state.current = false;
+      state.error = { code: "VIEWER_FAILED", file: ran.file, shown: String(error), lead: words().viewerFailed };
+    }
+    drawMs = performance.now() - drawn;
+  } else {
+    state.error = ran;
+    state.current = false;
+  }
+  state.lastMs = Math.round(runMs + drawMs);
+  showStatus();
+  document.dispatchEvent(
+    new CustomEvent("playground-ran", {
+      detail: { ok: ran.ok, code: ran.ok ? null : ran.code, runMs, drawMs },
+    }),
+  );
+}
+
+/** Shows `json` in a fresh viewer, keeping the current step, then drops the old one. */
+async function showRecord(json) {
+  const old = state.viewer;
+  const step = old?.current_step;
+  const box = document.createElement("div");
+  box.className = "pg-viewer";
+  host.append(box);
+  let viewer;
+  try {
+    viewer = await mount(box, { text: json, tabs: false, open: false, lang: state.lang });
+    await viewer.settled();
+  } catch (error) {
+    box.remove();
+    throw error;
+  }
+  // The page's language may have changed while it mounted.
+  if (viewer.lang !== state.lang) viewer.set_lang(state.lang);
+  if (step !== undefined && step !== null) viewer.select_step(step);
+  observer?.disconnect();
+  // The viewer's own language buttons switch the whole page.
+  observer = new MutationObserver(() => {
+    if (viewer.lang !== state.lang) setLang(viewer.lang);
+  });
+  observer.observe(box, { attributes: true, attributeFilter: ["lang"], subtree: true });
+  old?.destroy();
+  old?.free();
+  for (const child of [...host.children]) if (child !== box) child.remove();
+  state.viewer = viewer;
+}
+
+/** Watches the shown viewer's language. */
+let observer = null;
+
+// ---- what the page says --------------------------------------------------------------------
+
+function showStatus() {
+  const w = words();
+  const error = state.error;
+  errorBox.hidden = error === null;
+  // An error of the editor's text, or of something else (a link, a record file).
+  const ours = error !== null && error.lead === undefined;
+  editor.setAttribute("aria-invalid", String(ours));
+  if (error) {
+    $("[data-error-lead]").textContent = error.lead ?? w.lead(error);
+    $("[data-error-text]").textContent = error.shown;
+    $("[data-goto-error]").hidden = !ours || !error.line;
+  }
+  if (ours) {
+    status.textContent = state.good ? w.failed : w.failedNone;
+  } else if (state.good && state.current) {
+    status.textContent = w.ran(state.good.steps, state.lastMs ?? 0);
+  } else {
+    status.textContent = "";
+  }
+  const stale = state.good !== null && !state.current;
+  recordPane.dataset.recordState = state.good === null ? "none" : stale ? "stale" : "current";
+  $("[data-stale-note]").hidden = !stale;
+  for (const kind of ["record", "zip"]) {
+    $(`[data-download="${kind}"]`).disabled = !state.current;
+  }
+}
+
+/** An error that is not the editor's text (a link, a record file): shown until the next run. */
+function showError(lead, failure) {
+  state.error = { ...failure, lead: `${lead}${state.lang === "ja" ? "" : " "}${failure.code}` };
+  showStatus();
+}
+
+function gotoError() {
+  const error = state.error;
+  if (!error?.line) return;
+  const lines = editor.value.split("\n");
+  let offset = 0;
+  for (let i = 0; i < error.line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+  // Columns count characters (code points); the textarea counts UTF-16 units.
+  const line = lines[error.line - 1] ?? "";
+  offset += [...line].slice(0, error.column - 1).join("").length;
+  editor.focus();
+  editor.setSelectionRange(offset, offset);
+  // Bring the line into view: its place in the text times the height of a line.
+  const height = parseFloat(getComputedStyle(editor).lineHeight) || 20;
+  editor.scrollTop = Math.max(0, (error.line - 3) * height);
+  drawGutter();
+}
+
+// ---- starts --------------------------------------------------------------------------------
+
+let starts = [];
+let bundledRecords = [];
+
+function fillStarts() {
+  const select = $("[data-start]");
+  const chosen = select.value;
+  const w = words();
+  const group = (label, options) => {
+    const element = document.createElement("optgroup");
+    element.label = label;
+    for (const [value, text] of options) element.append(new Option(text, value));
+    return element;
+  };
+  const title = (t) => (state.lang === "ja" ? t.ja : t.en);
+  select.replaceChildren(
+    group(
+      w.groupScenarios,
+      starts.filter((s) => s.kind === "scenario").map((s) => [`start:${s.file}`, title(s.title)]),
+    ),
+    group(
+      w.groupTemplates,
+      starts.filter((s) => s.kind === "template").map((s) => [`start:${s.file}`, w.template[s.file] ?? s.file]),
+    ),
+  );
+  if (bundledRecords.length) {
+    select.append(
+      group(w.groupRecords, bundledRecords.map((r) => [`record:${r.id}`, title(r.title)])),
+    );
+  }
+  if (chosen) select.value = chosen;
+}
+
+async function loadStart(value) {
+  if (value.startsWith("start:")) {
+    const start = starts.find((s) => `start:${s.file}` === value);
+    if (start) setText(start.file, start.text);
+  } else if (value.startsWith("record:")) {
+    await editBundledRecord(value.slice("record:".length));
+  }
+}
+
+async function editBundledRecord(id) {
+  const entry = bundledRecords.find((r) => r.id === id);
+  if (!entry) {
+    showError(words().unknownRecord(id), {
+      code: "UNKNOWN_RECORD",
+      file: id,
+      shown: `${id}: no bundled record has this id`,
+    });
+    return;
+  }
+  const ticket = loads;
+  let bytes;
+  try {
+    const response = await fetch(new URL(`records/${entry.file}`, document.baseURI));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    showError(words().editError(entry.file), {
+      code: "RECORD_UNAVAILABLE",
+      file: entry.file,
+      shown: `${entry.file}: ${error.message}`,
+    });
+    return;
+  }
+  if (ticket === loads) editRecord(entry.file, bytes);
+}
+
+function editRecord(name, bytes) {
+  const edited = pg.edit(name, bytes);
+  if (edited.ok) {
+    setText(edited.file, edited.text);
+  } else {
+    showError(words().editError(name), edited);
+  }
+}
+
+async function openRecordFile(file) {
+  if (file.size > MAX_RECORD_FILE) {
+    showError(words().editError(file.name), {
+      code: "RECORD_TOO_LARGE",
+      file: file.name,
+      shown: `${file.name}: the file is ${file.size} bytes; a record file read here may be at most ${MAX_RECORD_FILE} bytes`,
+    });
+    return;
+  }
+  const ticket = loads;
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (ticket === loads) editRecord(file.name, bytes);
+}
+
+// ---- the ways out --------------------------------------------------------------------------
+
+/** Offers `bytes` as the file `name`; the button keeps the blob's URL (`data-url`). */
+function offer(button, name, bytes, type) {
+  if (button.dataset.url) URL.revokeObjectURL(button.dataset.url);
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  button.dataset.url = url;
+  button.dataset.file = name;
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+async function download(button) {
+  // Text typed since the last run runs first: what is offered is what the editor holds.
+  if (typed || running) await runNow();
+  const kind = button.dataset.download;
+  const id = state.current ? state.good.id : state.file.replace(/\.toml$/, "");
+  if (kind === "scenario") {
+    offer(button, `${id}.toml`, editor.value, "application/toml");
+  } else if (kind === "record" && state.current) {
+    offer(button, state.good.file, state.good.json, "application/json");
+  } else if (kind === "zip" && state.current) {
+    const zip = pg.bundle(state.file, editor.value);
+    if (zip instanceof Uint8Array) offer(button, `${id}.zip`, zip, "application/zip");
+  }
+}
+
+async function copyLink() {
+  const params = new URLSearchParams({ lang: state.lang });
+  const url = new URL(location.href);
+  const value = pg.share(editor.value);
+  if (value.length > MAX_LINK) {
+    status.textContent = words().linkTooLong;
+    return;
+  }
+  url.hash = `${params}&scenario=${value}`;
+  try {
+    history.replaceState(null, "", url);
+  } catch {
+    // The link is still shown below to copy.
+  }
+  const input = $("[data-link]");
+  input.value = url.href;
+  $("[data-link-row]").hidden = false;
+  try {
+    await navigator.clipboard.writeText(url.href);
+    status.textContent = words().copied;
+  } catch {
+    input.focus();
+    input.select();
+    status.textContent = words().copyBelow;
+  }
+}
+
+// ---- start ---------------------------------------------------------------------------------
+
+async function start() {
+  const params = fragment();
+  const asked = params.get("lang");
+  const lang =
+    asked === "en" || asked === "ja"
+      ? asked
+      : (navigator.languages ?? []).some((l) => l.toLowerCase().startsWith("ja"))
+        ? "ja"
+        : "en";
+  setLang(lang);
+  status.textContent = words().loading;
+  await Promise.all([initViewer(), initPlayground()]);
+  starts = pg.starts();
+  try {
+    const response = await fetch(new URL("records/index.json", document.baseURI));
+    if (response.ok) bundledRecords = (await response.json()).records ?? [];
+  } catch {
+    bundledRecords = [];
+  }
+  fillStarts();
+
+  editor.addEventListener("input", () => {
+    typed = true;
+    loads++;
+    drawGutter();
+    runSoon();
+  });
+  editor.addEventListener("scroll", () => (gutter.scrollTop = editor.scrollTop));
+  editor.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      runNow();
+    }
+  });
+  for (const button of document.querySelectorAll("[data-set-lang]")) {
+    button.addEventListener("click", () => setLang(button.dataset.setLang));
+  }
+  $("[data-load-start]").addEventListener("click", () => loadStart($("[data-start]").value));
+  const picker = $("[data-record-file]");
+  $("[data-open-record]").addEventListener("click", () => picker.click());
+  picker.addEventListener("change", () => {
+    if (picker.files?.[0]) openRecordFile(picker.files[0]);
+    picker.value = "";
+  });
+  $("[data-goto-error]").addEventListener("click", gotoError);
+  for (const button of document.querySelectorAll("[data-download]")) {
+    button.addEventListener("click", () => download(button));
+  }
+  $("[data-copy-link]").addEventListener("click", copyLink);
+
+  // A link opened in this tab changes only the fragment: follow it.
+  addEventListener("hashchange", () => {
+    const params = fragment();
+    const asked = params.get("lang");
+    if (asked === "en" || asked === "ja") setLang(asked);
+    if (params.has("scenario") || params.has("record")) fromFragment(false);
+  });
+  await fromFragment(true);
+}
+
+/** Loads what the fragment names: a shared scenario, a bundled record, else the first scenario. */
+/** `initial`: the editor is still empty, so a record it does not know leaves the first bundled
+ * scenario in it (a link that holds no scenario leaves it empty, beside the link's error). */
+async function fromFragment(initial) {
+  const params = fragment();
+  const shared = params.get("scenario");
+  const record = params.get("record");
+  if (shared !== null) {
+    const text = pg.unshare(shared);
+    if (text.ok) {
+      setText("shared.toml", text.text);
+    } else {
+      showError(words().linkError, text);
+    }
+  } else if (record !== null) {
+    const known = bundledRecords.some((r) => r.id === record);
+    if (known) $("[data-start]").value = `record:${record}`;
+    else if (initial) loadFirst();
+    await editBundledRecord(record);
+  } else {
+    loadFirst();
+  }
+}
+
+function loadFirst() {
+  const first = starts.find((s) => s.kind === "scenario");
+  $("[data-start]").value = `start:${first.file}`;
+  setText(first.file, first.text);
+}
+
+start().catch((error) => {
+  status.textContent = words().cannotStart + error;
+});
