@@ -97,6 +97,8 @@ async fn open_text_opens_a_record_as_a_selected_tab_and_verifies_it() {
     assert!(text(&root).contains("never uploaded"));
     m.viewer.open_text("mine.json", views_record("mine", 12));
     assert_eq!(m.viewer.selected().as_deref(), Some("mine"));
+    let selected_text = || m.viewer.selected_text().map(String::from);
+    assert_eq!(selected_text(), Some(views_record("mine", 12)));
     let tab = one(&root, "[role=tab][aria-selected=true]");
     assert_eq!(attr(&tab, "data-opened-file").as_deref(), Some("mine.json"));
     assert!(text(&tab).contains("mine.json"));
@@ -105,6 +107,14 @@ async fn open_text_opens_a_record_as_a_selected_tab_and_verifies_it() {
     // The bundled records keep working.
     assert!(m.viewer.select("busy-project"));
     assert_shows(&root, &record("busy-project").await, "en");
+    let file = String::from_utf8(fetch_bytes("records/busy-project.json").await).unwrap();
+    assert_eq!(selected_text(), Some(file));
+    // A file that could not be read has no text to hand on; nor has a destroyed viewer.
+    m.viewer.open_text("hand-written", "not json".into());
+    assert_eq!(selected_text(), None);
+    assert!(m.viewer.select("busy-project"));
+    m.viewer.destroy();
+    assert_eq!(selected_text(), None);
 }
 
 #[wasm_bindgen_test]

@@ -178,6 +178,11 @@ async fn a_dropped_version_3_record_over_16_mib_is_read_a_chunk_at_a_time_and_ve
         text(&root)
     );
     assert_eq!(error_codes(&root), Vec::<String>::new());
+    // Its text is not kept past 16 MiB: a page that hands it on learns so.
+    assert_eq!(
+        m.viewer.selected_text().map(String::from).as_deref(),
+        Some("")
+    );
 }
 
 #[wasm_bindgen_test]

@@ -227,6 +227,20 @@ impl Viewer {
         self.core.state.borrow().selected_id().map(String::from)
     }
 
+    /// The selected record's file as text, once it is read (the text its raw JSON shows, with
+    /// no byte order mark), for a page to hand on (the standalone page gives it to the
+    /// playground): `""` for a version 3 record past 16 MiB, whose text the viewer does not
+    /// keep; nothing while it loads, when it could not be read, or once destroyed.
+    #[wasm_bindgen(getter)]
+    pub fn selected_text(&self) -> Option<js_sys::JsString> {
+        if self.core.destroyed() {
+            return None;
+        }
+        let state = self.core.state.borrow();
+        let loaded = state.selected_entry()?.content.loaded()?;
+        Some(loaded.raw.clone())
+    }
+
     /// Compares record `a` with record `b` (ids): the list of differences appears above the
     /// panel once both are read. Returns `false` (and shows `UNKNOWN_RECORD`) if either id names
     /// no record. `stop_comparing` ends it.
