@@ -12,6 +12,8 @@ const QUIET_MS = 250;
 const MAX_LINK = 1_000_000;
 /** The largest record file "Edit a record file…" reads (the viewer's default for lines). */
 const MAX_RECORD_FILE = 64 * 1024 * 1024;
+/** Milliseconds to wait for the page that opened this one to hand over its record. */
+const HANDOFF_MS = 10_000;
 
 const WORDS = {
   en: {
@@ -33,6 +35,9 @@ const WORDS = {
     unknownRecord: (id) => `No bundled record is called ${id}:`,
     linkError: "The link in the address does not hold a scenario:",
     editError: (name) => `${name} cannot be edited as a scenario:`,
+    waiting: "Waiting for the record from the page that opened this one…",
+    handoffError:
+      "No record came from the page that opened this one. Open the record's file with “Edit a record file as a scenario…” instead:",
     cannotStart: "The playground could not start: ",
     viewerFailed: "The viewer could not show the record: VIEWER_FAILED",
     editor: "Scenario (TOML)",
@@ -56,6 +61,9 @@ const WORDS = {
     unknownRecord: (id) => `同梱の記録に ${id} はありません：`,
     linkError: "アドレスのリンクにはシナリオが入っていません：",
     editError: (name) => `${name} はシナリオとして編集できません：`,
+    waiting: "このページを開いたページから記録を受け取っています…",
+    handoffError:
+      "このページを開いたページから記録を受け取れませんでした。代わりに「記録ファイルをシナリオとして編集…」で記録ファイルを開いてください：",
     cannotStart: "プレイグラウンドを起動できませんでした：",
     viewerFailed: "ビューアで記録を表示できませんでした：VIEWER_FAILED",
     editor: "シナリオ（TOML）",
@@ -86,7 +94,7 @@ const state = {
 
 const words = () => WORDS[state.lang];
 
-/** The fragment's parameters (`lang`, `scenario`, `record`). */
+/** The fragment's parameters (`lang`, `scenario`, `record`, `from`). */
 const fragment = () => new URLSearchParams(location.hash.slice(1));
 
 function setLang(lang) {
@@ -497,12 +505,13 @@ async function start() {
     const params = fragment();
     const asked = params.get("lang");
     if (asked === "en" || asked === "ja") setLang(asked);
-    if (params.has("scenario") || params.has("record")) fromFragment(false);
+    if (["scenario", "record", "from"].some((name) => params.has(name))) fromFragment(false);
   });
   await fromFragment(true);
 }
 
-/** Loads what the fragment names: a shared scenario, a bundled record, else the first scenario. */
+/** Loads what the fragment names: a shared scenario, a bundled record, the record of the page
+ * that opened this one, else the first scenario. */
 /** `initial`: the editor is still empty, so a record it does not know leaves the first bundled
  * scenario in it (a link that holds no scenario leaves it empty, beside the link's error). */
 async function fromFragment(initial) {
@@ -516,6 +525,8 @@ async function fromFragment(initial) {
     } else {
       showError(words().linkError, text);
     }
+  } else if (params.get("from") === "opener") {
+    await fromOpener();
   } else if (record !== null) {
     const known = bundledRecords.some((r) => r.id === record);
     if (known) $("[data-start]").value = `record:${record}`;
@@ -524,6 +535,55 @@ async function fromFragment(initial) {
   } else {
     loadFirst();
   }
+}
+
+/** The record the page that opened this one shows (the standalone page's "edit this record as
+ * a scenario", for a record that is not the site's own): this page asks for it with
+ * `lane-playground-ready`, and takes only the answer of that page, of this page's origin. A
+ * frame asks the page it is in. */
+function fromOpener() {
+  const peer = window.opener ?? (window.parent !== window ? window.parent : null);
+  const failed = (shown) =>
+    showError(words().handoffError, { code: "RECORD_UNAVAILABLE", file: "the opener", shown });
+  if (!peer) {
+    failed("the opener: no page opened this one");
+    return;
+  }
+  status.textContent = words().waiting;
+  const ticket = loads;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      removeEventListener("message", listen);
+      if (status.textContent === words().waiting) status.textContent = "";
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      failed(`the opener: no answer in ${HANDOFF_MS / 1000} s`);
+    }, HANDOFF_MS);
+    function listen(event) {
+      const data = event.data;
+      if (event.source !== peer || event.origin !== self.origin) return;
+      if (data?.type !== "lane-playground-record") return;
+      done();
+      if (ticket !== loads) return;
+      const name = typeof data.name === "string" && data.name ? data.name : "record.json";
+      if (typeof data.text !== "string") {
+        failed("the opener: what came is not a record's text");
+      } else if (data.text === "") {
+        showError(words().editError(name), {
+          code: "RECORD_TOO_LARGE",
+          file: name,
+          shown: `${name}: the viewer keeps the text of a record of at most 16 MiB, and this one is larger`,
+        });
+      } else {
+        editRecord(name, new TextEncoder().encode(data.text));
+      }
+    }
+    addEventListener("message", listen);
+    peer.postMessage({ type: "lane-playground-ready" }, "/");
+  });
 }
 
 function loadFirst() {

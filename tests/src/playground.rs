@@ -12,10 +12,10 @@ use web_sys::{Document, Element, HtmlIFrameElement};
 use crate::*;
 
 /// What the frame runs before the page.
-const SPY: &str = "<script>window.__runs = []; \
+const SPY: &str = "window.__runs = []; \
     document.addEventListener('playground-ran', (e) => __runs.push(e.detail)); \
     HTMLAnchorElement.prototype.click = function () { \
-      window.__offered = { href: this.href, name: this.download }; };</script>";
+      window.__offered = { href: this.href, name: this.download }; };";
 
 /// The playground in a frame, `width` pixels wide, opened at `#<hash>`; removed on drop.
 pub struct Playground {
@@ -24,7 +24,13 @@ pub struct Playground {
 
 impl Playground {
     pub async fn open(hash: &str, width: u32) -> Playground {
-        let frame = site_page_frame("playground.html", hash, SPY, width).await;
+        let frame = site_page_frame(
+            "playground.html",
+            hash,
+            &format!("<script>{SPY}</script>"),
+            width,
+        )
+        .await;
         let page = Playground { frame };
         assert!(
             eventually_within(30_000, || page.runs() > 0 || page.error_shown()).await,
@@ -32,6 +38,16 @@ impl Playground {
             page.body_text()
         );
         page
+    }
+
+    /// The playground in `frame`, a page that opened it on its own (the spy starts now: runs
+    /// before are not counted).
+    pub fn adopt(frame: HtmlIFrameElement) -> Playground {
+        let doc = frame.content_document().unwrap();
+        let script = doc.create_element("script").unwrap();
+        script.set_text_content(Some(SPY));
+        doc.body().unwrap().append_child(&script).unwrap();
+        Playground { frame }
     }
 
     /// Whether the error box is shown (false while the frame's page is still loading).

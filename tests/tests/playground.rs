@@ -258,3 +258,113 @@ async fn playground_both_languages_and_a_narrow_screen() {
     let title = page.one("h1").unchecked_into::<HtmlElement>().inner_text();
     assert_eq!(title.trim(), "Scenario playground");
 }
+
+/// The standalone page's `window.open`, for a test: the tab opens in a frame inside the page
+/// (`__opened`), which is the frame's parent as a tab's opener would be. Like the page, the
+/// frame is a `srcdoc` copy with a `<base>` at the test site: of the same origin as the page.
+fn open_in_a_frame() -> String {
+    let base = serde_json::to_string(&site("")).unwrap();
+    format!(
+        "<script>window.open = function (url) {{ \
+           const frame = document.createElement('iframe'); \
+           frame.style.cssText = 'width: 1280px; height: 900px; border: 0'; \
+           document.body.append(frame); window.__opened = frame; \
+           const hash = new URL(url).hash; \
+           fetch(url).then((r) => r.text()).then((html) => {{ frame.srcdoc = html.replace('<head>', \
+             '<head><base href=\"' + {base} + '\"><script>location.hash = ' + JSON.stringify(hash) \
+             + ';</' + 'script>'); }}); \
+           return frame.contentWindow; }};</script>"
+    )
+}
+
+#[wasm_bindgen_test]
+async fn playground_edit_this_record_on_the_standalone_page_takes_any_record_shown() {
+    let frame = site_page_frame("index.html", "lang=en", &open_in_a_frame(), 1280).await;
+    let root = || {
+        frame
+            .content_document()
+            .unwrap()
+            .document_element()
+            .unwrap()
+    };
+    let selected = || {
+        let doc = frame.content_document()?;
+        let panel = doc
+            .query_selector("#viewer [role=tabpanel][data-selected-record]")
+            .ok()??;
+        attr(&panel, "data-selected-record")
+    };
+    assert!(eventually_within(30_000, || selected().is_some()).await);
+    let link = one(&root(), "[data-edit-record]");
+    let href = || {
+        link.dispatch_event(&web_sys::Event::new("focus").unwrap())
+            .unwrap();
+        attr(&link, "href").unwrap()
+    };
+    // One of the site's records: a link to keep, by its id.
+    let id = selected().unwrap();
+    assert!(index().await.records.iter().any(|r| r.id.as_str() == id));
+    // (Once the page has its viewer and has read the site's index.)
+    let ours = format!("playground.html#lang=en&record={id}");
+    assert!(eventually(|| href() == ours).await, "{}", href());
+
+    // A record of the reader's own, opened by a drop: it is handed to a new playground tab.
+    let mine = String::from_utf8(fetch_bytes("records/independent-claims.json").await)
+        .unwrap()
+        .replacen("\"id\": \"independent-claims\"", "\"id\": \"my-claims\"", 1);
+    assert!(mine.contains("\"my-claims\""));
+    drop_files(
+        &one(&root(), "#viewer [data-lane-viewer]"),
+        vec!["mine.json".into()],
+        vec![mine.clone().into()],
+    );
+    assert!(eventually_within(10_000, || selected().as_deref() == Some("my-claims")).await);
+    assert_eq!(href(), "playground.html#lang=en&from=opener");
+    click(&link);
+    let window = frame.content_window().unwrap();
+    let opened = || {
+        Reflect::get(&window, &"__opened".into())
+            .ok()
+            .filter(|f| f.is_object())
+            .map(|f| f.unchecked_into::<web_sys::HtmlIFrameElement>())
+    };
+    assert!(
+        eventually_within(10_000, || opened().is_some()).await,
+        "a tab opened"
+    );
+    let tab = opened().unwrap();
+    let shows_mine = || {
+        tab.content_document()
+            .and_then(|d| {
+                d.query_selector("[role=tabpanel][data-selected-record]")
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|p| attr(&p, "data-selected-record"))
+            .as_deref()
+            == Some("my-claims")
+    };
+    assert!(
+        eventually_within(30_000, shows_mine).await,
+        "the playground ran the record handed to it: {}",
+        tab.content_document()
+            .and_then(|d| d.body())
+            .map(|b| b.inner_text())
+            .unwrap_or_default()
+    );
+    let page = Playground::adopt(tab);
+    assert!(page.editor_text().contains("id = \"my-claims\""));
+    assert_eq!(page.record_state(), "current");
+    // Edited as a scenario and run again, the record comes back byte for byte.
+    let (name, bytes) = page.offered("[data-download=record]").await;
+    assert_eq!(name, "my-claims.json");
+    assert!(bytes == mine.as_bytes(), "the record came back different");
+    drop(page);
+    frame.remove();
+
+    // A tab at #from=opener whose opener never answers (here: the test's page) says so.
+    let page = Playground::open("from=opener", 1280).await;
+    let lead = text(&page.one("[data-error-lead]"));
+    assert!(lead.ends_with("RECORD_UNAVAILABLE"), "{lead}");
+    assert_eq!(page.runs(), 0);
+}
