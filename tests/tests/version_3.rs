@@ -178,10 +178,13 @@ async fn a_dropped_version_3_record_over_16_mib_is_read_a_chunk_at_a_time_and_ve
         text(&root)
     );
     assert_eq!(error_codes(&root), Vec::<String>::new());
-    // Its text is not kept past 16 MiB: a page that hands it on learns so.
-    assert_eq!(
-        m.viewer.selected_text().map(String::from).as_deref(),
-        Some("")
+    // Past 16 MiB its text is kept whole (when it arrived in one chunk) or not at all (""):
+    // never a part of it.
+    let kept = m.viewer.selected_text().map(String::from).unwrap();
+    assert!(
+        kept.is_empty() || kept == lines,
+        "{} bytes kept",
+        kept.len()
     );
 }
 

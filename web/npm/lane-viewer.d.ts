@@ -45,7 +45,7 @@ export interface Viewer {
   readonly current_step: number | undefined;
   /** The selected record's id, if any record loaded. */
   readonly selected: string | undefined;
-  /** The selected record's file as text once read ("" for a version 3 record past 16 MiB, whose text is not kept). */
+  /** The selected record's file as text once read (whole, or "" when not kept: a version 3 record past 16 MiB read in parts). */
   readonly selected_text: string | undefined;
   /** The language shown. */
   readonly lang: "en" | "ja";

@@ -229,8 +229,9 @@ impl Viewer {
 
     /// The selected record's file as text, once it is read (the text its raw JSON shows, with
     /// no byte order mark), for a page to hand on (the standalone page gives it to the
-    /// playground): `""` for a version 3 record past 16 MiB, whose text the viewer does not
-    /// keep; nothing while it loads, when it could not be read, or once destroyed.
+    /// playground): whole, or `""` when the viewer did not keep it (a version 3 record past
+    /// 16 MiB that arrived in parts); nothing while it loads, when it could not be read, or
+    /// once destroyed.
     #[wasm_bindgen(getter)]
     pub fn selected_text(&self) -> Option<js_sys::JsString> {
         if self.core.destroyed() {
