@@ -18,6 +18,7 @@ mod screenshots;
 mod serve;
 mod size;
 mod smoke;
+mod summary;
 mod test_routes;
 mod tools;
 mod util;
@@ -38,7 +39,9 @@ tasks:
                     tests, which plain `cargo test` reports ignored, and a short chaos
                     run, on a throwaway cluster), records, the site and its wasm size budget (which builds
                     the core for wasm32), the browser tests and the built site in
-                    Chromium, Firefox and WebKit, and `release --check`
+                    Chromium, Firefox and WebKit, and `release --check`; a line per
+                    stage (passed or failed, seconds) goes to target/xtask-test-summary.txt
+                    as the run goes, and is printed at its end
   browser [--engine E] [--repeat N] [FILTER]
                     only the browser tests (those whose names contain FILTER) in engine E
                     (chromium, firefox, webkit or all; default all), N times in a row
@@ -124,81 +127,129 @@ fn main() -> ExitCode {
     }
 }
 
+/// `test`: every check, each a stage of the summary (`summary::FILE`), which is printed last,
+/// pass or fail.
 fn test() -> Result<()> {
     let root = project_root();
-    let prefetch = tools::Prefetch::start(engines::packages_to_install(&Engine::ALL))?;
-    step("formatting (cargo fmt --check)");
-    cargo(&root, &["fmt", "--all", "--check"])?;
-    step("lints (cargo clippy -D warnings)");
-    cargo(
-        &root,
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    step("lints for wasm32 (viewer, playground and browser tests)");
-    cargo(
-        &root,
-        &[
-            "clippy",
-            "-p",
-            "lane-viewer",
-            "-p",
-            "lane-viewer-tests",
-            "-p",
-            "lane-playground",
-            "--all-targets",
-            "--target",
-            tools::WASM_TARGET,
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    step("API docs (cargo doc -D warnings: every link in them resolves)");
-    let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    util::run(
-        Command::new(cargo_bin)
-            .args([
-                "doc",
-                "--workspace",
-                "--no-deps",
-                "--all-features",
-                "--quiet",
-            ])
-            .env("RUSTDOCFLAGS", "-D warnings")
-            .current_dir(&root),
-    )?;
-    step("native tests (cargo test --workspace, as on a machine without PostgreSQL)");
-    postgres::without_database(&root, &["test", "--workspace"])?;
-    step("the PostgreSQL tests, ignored above, on a throwaway PostgreSQL");
-    pg_test(None)?;
-    chaos::run_chaos(&root, "dev", &["--secs", "8", "--workers", "6"])?;
-    step("records are up to date (lane-records --check)");
-    cargo(
-        &root,
-        &["run", "--quiet", "-p", "lane-records", "--", "--check"],
-    )?;
+    let mut summary = summary::Summary::create(root.join(summary::FILE))?;
+    let result = test_stages(&root, &mut summary);
+    if let Err(error) = &result {
+        eprintln!("xtask: error: {error}");
+    }
+    eprintln!("\nsummary ({}):", summary.path().display());
+    eprint!("{}", summary.text());
+    match (result, summary.failed()) {
+        (Ok(()), _) => {
+            step("all checks passed");
+            Ok(())
+        }
+        (Err(_), Some(stage)) => Err(format!("cargo xtask test failed at: {stage}").into()),
+        (Err(error), None) => Err(error),
+    }
+}
 
-    prefetch.finish()?;
-    let engines = engines::engines(&Engine::ALL)?;
-    wasm_core::core_tests_on_wasm32()?;
+fn test_stages(root: &std::path::Path, summary: &mut summary::Summary) -> Result<()> {
+    let prefetch = tools::Prefetch::start(engines::packages_to_install(&Engine::ALL))?;
+    summary.stage("formatting (cargo fmt --check)", || {
+        cargo(root, &["fmt", "--all", "--check"])
+    })?;
+    summary.stage("lints (cargo clippy -D warnings)", || {
+        cargo(
+            root,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        )
+    })?;
+    summary.stage(
+        "lints for wasm32 (viewer, playground and browser tests)",
+        || {
+            cargo(
+                root,
+                &[
+                    "clippy",
+                    "-p",
+                    "lane-viewer",
+                    "-p",
+                    "lane-viewer-tests",
+                    "-p",
+                    "lane-playground",
+                    "--all-targets",
+                    "--target",
+                    tools::WASM_TARGET,
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+            )
+        },
+    )?;
+    summary.stage(
+        "API docs (cargo doc -D warnings: every link in them resolves)",
+        || {
+            let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            util::run(
+                Command::new(cargo_bin)
+                    .args([
+                        "doc",
+                        "--workspace",
+                        "--no-deps",
+                        "--all-features",
+                        "--quiet",
+                    ])
+                    .env("RUSTDOCFLAGS", "-D warnings")
+                    .current_dir(root),
+            )
+        },
+    )?;
+    summary.stage(
+        "native tests (cargo test --workspace, as on a machine without PostgreSQL)",
+        || postgres::without_database(root, &["test", "--workspace"]),
+    )?;
+    summary.stage(
+        "the PostgreSQL tests, ignored above, on a throwaway PostgreSQL",
+        || pg_test(None),
+    )?;
+    summary.stage("a short chaos run on a throwaway PostgreSQL", || {
+        chaos::run_chaos(root, "dev", &["--secs", "8", "--workers", "6"])
+    })?;
+    summary.stage("records are up to date (lane-records --check)", || {
+        cargo(
+            root,
+            &["run", "--quiet", "-p", "lane-records", "--", "--check"],
+        )
+    })?;
+    let engines = summary.stage("the browsers and their drivers", || {
+        prefetch.finish()?;
+        engines::engines(&Engine::ALL)
+    })?;
+    summary.stage(
+        "the core's reservation-id tests on wasm32, under Node.js",
+        wasm_core::core_tests_on_wasm32,
+    )?;
     // Building the viewer builds the core for wasm32 too.
-    step("the site, and the viewer's size budget");
-    let dist = dist::dist()?;
-    size::report(&dist::built(&dist))?;
-    size::report_playground(&dist::built_playground(&dist))?;
-    browser::run(browser::Suite::Tests, &engines, None)?;
-    smoke::smoke_test_dist(&dist, &engines)?;
-    step("the release, used as its users would (cargo xtask release --check)");
+    let dist = summary.stage("the site, and the viewer's size budget", || {
+        let dist = dist::dist()?;
+        size::report(&dist::built(&dist))?;
+        size::report_playground(&dist::built_playground(&dist))?;
+        Ok(dist)
+    })?;
+    summary.stage("the browser tests in Chromium, Firefox and WebKit", || {
+        browser::run(browser::Suite::Tests, &engines, None).map(|_| ())
+    })?;
+    summary.stage("the built site's pages (smoke)", || {
+        smoke::smoke_test_dist(&dist, &engines)
+    })?;
     // A check of the work in this tree, committed or not.
-    release_task(&["--check", "--allow-dirty"])?;
-    step("all checks passed");
+    summary.stage(
+        "the release, used as its users would (cargo xtask release --check)",
+        || release_task(&["--check", "--allow-dirty"]),
+    )?;
     Ok(())
 }
 

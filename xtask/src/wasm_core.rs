@@ -5,11 +5,10 @@
 use std::process::Command;
 
 use crate::tools::{WASM_TARGET, wasm_bindgen_bin};
-use crate::util::{Result, project_root, run, step};
+use crate::util::{Result, project_root, run};
 
 /// Runs `cargo test -p project-lanes --test reservation_ids` for wasm32 under Node.js.
 pub fn core_tests_on_wasm32() -> Result<()> {
-    step("the core's reservation-id tests on wasm32, under Node.js");
     let runner = wasm_bindgen_bin()?.join("wasm-bindgen-test-runner");
     if Command::new("node").arg("--version").output().is_err() {
         return Err(
