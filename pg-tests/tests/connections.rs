@@ -240,7 +240,7 @@ fn a_time_limit_below_a_millisecond_or_beyond_postgresqls_is_a_config_error() {
         PgConfig::new("postgresql://app:hunter2@db/app", "lanes").timeout(Duration::from_secs(5));
     assert_eq!(
         format!("{config:?}"),
-        "PgConfig { schema: \"lanes\", timeout: Some(5s), .. }"
+        "PgConfig { schema: \"lanes\", timeout: Some(5s), ssl_mode: Prefer, .. }"
     );
     for bad in ["", "0", "-1", "soon", "NaN", "inf", "1e300", "3000000"] {
         let (code, _, err) =

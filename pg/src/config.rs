@@ -1,12 +1,16 @@
 //! Where and how to connect: [`PgConfig`].
 
 use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::PgError;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
-/// Where and how a handle connects: the database, the schema, a time limit, and the actor its
-/// journal rows name.
+use crate::tls::{Overrides, RootCerts, Settings, SslMode};
+use crate::{PgError, conninfo};
+
+/// Where and how a handle connects: the database, the schema, a time limit, the actor its
+/// journal rows name, and TLS.
 ///
 /// ```no_run
 /// use std::time::Duration;
@@ -19,13 +23,31 @@ use crate::PgError;
 /// # Ok::<(), project_lanes_pg::PgError>(())
 /// ```
 ///
-/// `Debug` shows the schema and the limit, never the connection string (it can hold a password).
+/// TLS follows libpq's options, in the connection string (`sslmode`, `sslrootcert`, `sslcert`,
+/// `sslkey`, in a URL's query or as keywords) or set here, which wins:
+///
+/// ```no_run
+/// use project_lanes_pg::{PgConfig, PgLanes, RootCerts, SslMode};
+///
+/// // A managed database: its provider's CA bundle, and the host's name checked.
+/// let url = "postgresql://app@db.example.com/app?sslmode=verify-full&sslrootcert=/etc/ssl/rds.pem";
+/// let lanes = PgLanes::connect_with(&PgConfig::new(url, "lanes"))?;
+/// // The same, set in code.
+/// let config = PgConfig::new("postgresql://app@db.example.com/app", "lanes")
+///     .ssl_mode(SslMode::VerifyFull)
+///     .ssl_root_cert(RootCerts::File("/etc/ssl/rds.pem".into()));
+/// # Ok::<(), project_lanes_pg::PgError>(())
+/// ```
+///
+/// `Debug` shows the schema, the limit and the TLS mode, never the connection string (it can
+/// hold a password).
 #[derive(Clone)]
 pub struct PgConfig {
     pub(crate) url: String,
     pub(crate) schema: String,
     pub(crate) timeout: Option<Duration>,
     pub(crate) actor: Option<String>,
+    tls: Overrides,
 }
 
 /// The longest time limit: PostgreSQL's largest `statement_timeout`, 2^31 - 1 ms.
@@ -44,7 +66,64 @@ impl PgConfig {
             schema: schema.to_owned(),
             timeout: None,
             actor: None,
+            tls: Overrides::default(),
         }
+    }
+
+    /// Whether and how connections are encrypted, over the connection string's `sslmode`. The
+    /// default is [`SslMode::Prefer`], libpq's (see there why); [`SslMode::VerifyFull`] with
+    /// [`RootCerts::System`]. A connection over a Unix socket is never encrypted.
+    pub fn ssl_mode(mut self, mode: SslMode) -> PgConfig {
+        self.tls.mode = Some(mode);
+        self
+    }
+
+    /// The authorities the server's certificate must be signed by, over the connection
+    /// string's `sslrootcert`. Without either, `~/.postgresql/root.crt` if it exists, as in
+    /// libpq; `verify-ca` and `verify-full` need one of them (`CONFIG` at connect otherwise).
+    pub fn ssl_root_cert(mut self, roots: RootCerts) -> PgConfig {
+        self.tls.root = Some(roots);
+        self
+    }
+
+    /// A client certificate (PEM, with its chain if any) and its key (unencrypted PEM), for a
+    /// server that authenticates by certificate (`cert` in `pg_hba.conf`), over the connection
+    /// string's `sslcert` and `sslkey`. Without either, `~/.postgresql/postgresql.crt` and
+    /// `.key` if the certificate exists, as in libpq.
+    pub fn ssl_client_cert(
+        mut self,
+        cert: impl Into<PathBuf>,
+        key: impl Into<PathBuf>,
+    ) -> PgConfig {
+        self.tls.client = Some((cert.into(), key.into()));
+        self
+    }
+
+    /// The driver's configuration and TLS connector, from the connection string and the
+    /// setters; the connect timeout is the time limit unless the string sets one. Reads the
+    /// certificate files. `CONFIG` for a malformed string or bad TLS options.
+    pub(crate) fn connector(&self) -> Result<(tokio_postgres::Config, MakeRustlsConnect), PgError> {
+        let split = conninfo::split(&self.url)?;
+        let mut config: tokio_postgres::Config = split
+            .rest
+            .parse()
+            .map_err(|e| PgError::Config(crate::error::with_causes(&e)))?;
+        let settings = Settings::new(&split.tls, &self.tls)?;
+        let (mode, connect) =
+            settings.connector(config.get_hosts(), !config.get_hostaddrs().is_empty())?;
+        config.ssl_mode(mode);
+        if let Some(limit) = self.limit()?
+            && config.get_connect_timeout().is_none()
+        {
+            config.connect_timeout(limit);
+        }
+        Ok((config, connect))
+    }
+
+    /// The TLS mode the connection string and the setters ask for, if they can be read.
+    fn ssl_mode_asked(&self) -> Option<SslMode> {
+        let split = conninfo::split(&self.url).ok()?;
+        Some(Settings::new(&split.tls, &self.tls).ok()?.mode)
     }
 
     /// Who this handle's transitions are by, in the schema's journal (`lanes-pg export` shows it
@@ -129,9 +208,71 @@ impl fmt::Debug for PgConfig {
         let mut d = f.debug_struct("PgConfig");
         d.field("schema", &self.schema)
             .field("timeout", &self.timeout);
+        if let Some(mode) = self.ssl_mode_asked() {
+            d.field("ssl_mode", &mode);
+        }
         if let Some(actor) = &self.actor {
             d.field("actor", actor);
         }
         d.finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_the_tls_mode_and_never_the_password() {
+        let config = PgConfig::new(
+            "postgresql://app:hunter2@db.example/app?sslmode=verify-full&sslrootcert=system",
+            "lanes",
+        );
+        let shown = format!("{config:?}");
+        assert!(shown.contains("ssl_mode: VerifyFull"), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        let set = PgConfig::new("host=db password=hunter2", "lanes").ssl_mode(SslMode::Require);
+        let shown = format!("{set:?}");
+        assert!(
+            shown.contains("ssl_mode: Require") && !shown.contains("hunter2"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn the_driver_reads_the_string_without_its_tls_options() {
+        let config = PgConfig::new(
+            "host=db.example user=app sslmode=require connect_timeout=3",
+            "lanes",
+        )
+        .timeout(Duration::from_secs(9));
+        let (driver, _) = config.connector().unwrap();
+        assert_eq!(driver.get_user(), Some("app"));
+        assert_eq!(
+            driver.get_ssl_mode(),
+            tokio_postgres::config::SslMode::Require
+        );
+        assert_eq!(driver.get_connect_timeout(), Some(&Duration::from_secs(3)));
+        let socket = PgConfig::new("postgresql:///app?host=%2Frun%2Fpostgresql", "lanes")
+            .ssl_mode(SslMode::Require)
+            .timeout(Duration::from_secs(9));
+        let (driver, _) = socket.connector().unwrap();
+        assert_eq!(
+            driver.get_ssl_mode(),
+            tokio_postgres::config::SslMode::Disable
+        );
+        assert_eq!(driver.get_connect_timeout(), Some(&Duration::from_secs(9)));
+    }
+
+    #[test]
+    fn a_string_the_driver_cannot_read_is_a_config_error() {
+        let error = PgConfig::new("host=db port=seventy password=hunter2", "lanes")
+            .connector()
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "CONFIG: invalid connection string: invalid value for option `port`"
+        );
     }
 }

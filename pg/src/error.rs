@@ -50,7 +50,7 @@ impl From<postgres::Error> for PgError {
 }
 
 /// `error: cause: cause of the cause…`, as far as the chain goes.
-fn with_causes(error: &dyn std::error::Error) -> String {
+pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(e) = cause {

@@ -63,6 +63,7 @@
 #![warn(missing_docs)]
 
 mod config;
+mod conninfo;
 mod error;
 pub mod journal;
 mod lanes;
@@ -73,12 +74,14 @@ pub mod schema;
 mod session;
 mod statements;
 pub mod status;
+mod tls;
 
 pub use config::PgConfig;
 pub use error::PgError;
 pub use lanes::{PgLanes, PgLease};
 pub use queues::{Dispatched, PgDispatcher};
 pub use recover::{Marked, Orphan, Recovery};
+pub use tls::{RootCerts, SslMode};
 
 /// The crate's README (its page on crates.io), compiled as a doctest so it stays true.
 #[cfg(doctest)]

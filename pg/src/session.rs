@@ -8,7 +8,7 @@ use postgres::types::ToSql;
 use postgres::{Row, Statement};
 use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
-use tokio_postgres::{Client, NoTls, ToStatement};
+use tokio_postgres::{Client, ToStatement};
 
 use crate::config::GRACE;
 use crate::schema::{self, Sql};
@@ -48,7 +48,7 @@ impl Session {
         schema::check_name(schema)?;
         let limit = config.limit()?;
         let actor = config.actor_name()?;
-        let mut conn = Conn::open(&config.url, limit)?;
+        let mut conn = Conn::open(config, limit)?;
         schema::migrate_with(&mut conn, schema)?;
         let timeout = limit.map_or_else(String::new, |l| format!("{}ms", l.as_millis()));
         let setup = conn.run(async |c| {
@@ -113,13 +113,8 @@ impl Session {
 }
 
 impl Conn {
-    fn open(url: &str, limit: Option<Duration>) -> Result<Conn, PgError> {
-        let mut config: tokio_postgres::Config = url.parse()?;
-        if let Some(limit) = limit
-            && config.get_connect_timeout().is_none()
-        {
-            config.connect_timeout(limit);
-        }
+    fn open(config: &PgConfig, limit: Option<Duration>) -> Result<Conn, PgError> {
+        let (config, tls) = config.connector()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -129,10 +124,10 @@ impl Conn {
         let patience = limit.map(|limit| limit + GRACE);
         let connected = runtime.block_on(async {
             match patience {
-                Some(patience) => tokio::time::timeout(patience, config.connect(NoTls))
+                Some(patience) => tokio::time::timeout(patience, config.connect(tls))
                     .await
                     .map_err(|_| PgError::no_answer(patience))?,
-                None => config.connect(NoTls).await,
+                None => config.connect(tls).await,
             }
             .map_err(PgError::from)
         });

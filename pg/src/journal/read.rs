@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use postgres::{Client, IsolationLevel, NoTls, Row};
+use postgres::{Client, IsolationLevel, Row};
 use project_lanes::dispatch::{
     DispatchError, ReservationId, ReservationState, ReservationView, Settled,
 };
@@ -31,15 +31,13 @@ pub(crate) fn connect(config: &PgConfig) -> Result<Client, JournalError> {
 pub(crate) fn connect_plain(config: &PgConfig) -> Result<Client, JournalError> {
     schema::check_name(&config.schema)?;
     let limit = config.limit()?;
-    let mut pg: postgres::Config = config.url.parse().map_err(PgError::from)?;
+    let (pg, tls) = config.connector()?;
+    let mut pg = postgres::Config::from(pg);
     if let Some(limit) = limit {
-        if pg.get_connect_timeout().is_none() {
-            pg.connect_timeout(limit);
-        }
         pg.options(&format!("-c statement_timeout={}", limit.as_millis()));
     }
     let Some(limit) = limit else {
-        return Ok(pg.connect(NoTls).map_err(PgError::from)?);
+        return Ok(pg.connect(tls).map_err(PgError::from)?);
     };
     // The driver's connect_timeout covers the socket's connection, not the server's answer: a
     // server that accepts and stays silent is given up after the limit, as a handle gives it
@@ -47,7 +45,7 @@ pub(crate) fn connect_plain(config: &PgConfig) -> Result<Client, JournalError> {
     let patience = limit + GRACE;
     let (sender, answer) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = sender.send(pg.connect(NoTls));
+        let _ = sender.send(pg.connect(tls));
     });
     match answer.recv_timeout(patience) {
         Ok(connected) => Ok(connected.map_err(PgError::from)?),
