@@ -55,10 +55,29 @@ pub(crate) fn with_causes(error: &dyn std::error::Error) -> String {
     let mut cause = error.source();
     while let Some(e) = cause {
         text.push_str(": ");
-        text.push_str(&e.to_string());
+        match tls_error(e) {
+            Some(tls) => text.push_str(&tls),
+            None => text.push_str(&e.to_string()),
+        }
         cause = e.source();
     }
     text
+}
+
+/// A TLS failure (rustls's error inside an I/O error), in words: rustls shows a certificate
+/// error of a verifier's own (`tls.rs`) by its `Debug`.
+fn tls_error(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use rustls::{CertificateError, OtherError};
+    let tls = error
+        .downcast_ref::<std::io::Error>()?
+        .get_ref()?
+        .downcast_ref::<rustls::Error>()?;
+    Some(match tls {
+        rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(why))) => {
+            format!("invalid peer certificate: {why}")
+        }
+        other => other.to_string(),
+    })
 }
 
 impl From<LaneError> for PgError {

@@ -47,6 +47,11 @@
 //! }
 //! ```
 //!
+//! TLS, as libpq's `sslmode` (`prefer` by default, `verify-full` across a network) with
+//! `sslrootcert`, `sslcert` and `sslkey`, in the connection string or on [`PgConfig`]
+//! ([`SslMode`], [`RootCerts`]); rustls, so no OpenSSL:
+//! `postgresql://app@db.example.com/app?sslmode=verify-full&sslrootcert=/etc/ssl/ca.pem`.
+//!
 //! Time limits, for a server that may freeze or vanish: [`PgConfig::timeout`]. What a schema
 //! holds now, for an operator (which lanes, by whom, since when, which holders are gone, what
 //! waits in each queue): [`status::read`].

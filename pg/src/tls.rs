@@ -296,9 +296,13 @@ impl Settings {
         let chain = certificates("sslcert", &cert)?;
         let bytes = read("sslkey", &key)?;
         let key = PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| {
+            let why = match e {
+                rustls::pki_types::pem::Error::NoItemsFound => String::new(),
+                e => format!(": {e}"),
+            };
             PgError::Config(format!(
                 "sslkey {} holds no usable private key (an unencrypted PEM key: PKCS#8, PKCS#1 \
-                 or SEC1): {e}",
+                 or SEC1){why}",
                 key.display()
             ))
         })?;

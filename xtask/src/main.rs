@@ -11,6 +11,7 @@ mod farm;
 mod fixtures;
 mod guide;
 mod installs;
+mod pg_tls;
 mod postgres;
 mod release;
 mod responses;

@@ -4,8 +4,10 @@
 //! fresh cluster in `target/pg/` made by `initdb` (as the `postgres` user when running as root:
 //! `initdb` refuses root; the cluster then lives in a folder of the checkout's own under the
 //! system's temporary folder, which that user can reach), listening on a Unix socket in its
-//! `socket/` folder only (no TCP port),
-//! with `trust` authentication for that socket. [`Cluster`] stops it when dropped, so it is
+//! `socket/` folder with `trust` authentication, and on 127.0.0.1 at a free port with TLS only
+//! (`ssl=on`, certificates in its `tls/` folder made by [`pg_tls`](crate::pg_tls); `hostssl`
+//! lines only, so a plain connection over TCP is refused; [`pg_tls::CLIENT_ROLE`] logs in by
+//! client certificate, every other role by `trust`). [`Cluster`] stops it when dropped, so it is
 //! stopped however the tests end. The database tests are `#[ignore]`d (plain `cargo test` passes
 //! without a database and says so); with the cluster they run with `--include-ignored`.
 
@@ -18,11 +20,32 @@ use crate::util::{Result, output, run, step};
 /// The environment variable that hands the connection string to the tests.
 pub const URL_VAR: &str = "LANES_PG_URL";
 
+/// The environment variable that hands the tests the cluster over TCP with TLS, as a key-value
+/// string without TLS options (`host=localhost port=… user=postgres dbname=postgres`).
+pub const TLS_URL_VAR: &str = "LANES_PG_TLS_URL";
+
+/// The environment variable naming the folder of the cluster's certificates ([`pg_tls`]).
+pub const TLS_DIR_VAR: &str = "LANES_PG_TLS_DIR";
+
+/// Who may connect: anyone over the socket; over TCP only with TLS, the client certificate's
+/// role by its certificate.
+fn pg_hba() -> String {
+    format!(
+        "local all all trust\n\
+         hostssl all {role} 127.0.0.1/32 cert\n\
+         hostssl all all 127.0.0.1/32 trust\n",
+        role = crate::pg_tls::CLIENT_ROLE
+    )
+}
+
 /// A running cluster; stopped (`pg_ctl stop -m fast`) when dropped.
 pub struct Cluster {
     bin: PathBuf,
     data: PathBuf,
     socket: PathBuf,
+    /// The TCP port (TLS only), also in the socket's name.
+    port: u16,
+    tls: PathBuf,
     as_postgres: bool,
 }
 
@@ -34,6 +57,7 @@ impl Cluster {
         let base = cluster_folder(root, as_postgres);
         let data = base.join("data");
         let socket = base.join("socket");
+        let tls = base.join("tls");
         // A cluster left running by an interrupted run: stop it before wiping its folder.
         if data.join("postmaster.pid").exists() {
             let _ = pg_command(&bin, "pg_ctl", as_postgres)
@@ -45,8 +69,11 @@ impl Cluster {
             std::fs::remove_dir_all(&base)
                 .map_err(|e| format!("cannot remove {}: {e}", base.display()))?;
         }
-        std::fs::create_dir_all(&socket)
-            .map_err(|e| format!("cannot create {}: {e}", socket.display()))?;
+        for folder in [&socket, &tls] {
+            std::fs::create_dir_all(folder)
+                .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        }
+        crate::pg_tls::write(&tls)?;
         if as_postgres {
             run(Command::new("chown")
                 .args(["-R", "postgres:postgres"])
@@ -54,7 +81,7 @@ impl Cluster {
         }
         let started = Instant::now();
         step(&format!(
-            "starting a throwaway PostgreSQL in {} (Unix socket only)",
+            "starting a throwaway PostgreSQL in {} (Unix socket, and TLS on 127.0.0.1)",
             base.display()
         ));
         let initdb = pg_command(&bin, "initdb", as_postgres)
@@ -71,15 +98,24 @@ impl Cluster {
             )
             .into());
         }
+        let hba = data.join("pg_hba.conf");
+        std::fs::write(&hba, pg_hba())
+            .map_err(|e| format!("cannot write {}: {e}", hba.display()))?;
+        let port = free_port()?;
         let options = format!(
-            "-c listen_addresses='' -c unix_socket_directories='{}' -c max_connections=200 \
-             -c shared_buffers=64MB -c fsync=on -c synchronous_commit=on",
-            socket.display()
+            "-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories='{}' \
+             -c ssl=on -c ssl_cert_file='{tls}/server.pem' -c ssl_key_file='{tls}/server.key' \
+             -c ssl_ca_file='{tls}/ca.pem' -c max_connections=200 -c shared_buffers=64MB \
+             -c fsync=on -c synchronous_commit=on",
+            socket.display(),
+            tls = tls.display()
         );
         let cluster = Cluster {
             bin,
             data,
             socket,
+            port,
+            tls,
             as_postgres,
         };
         let log = base.join("server.log");
@@ -110,8 +146,17 @@ impl Cluster {
     /// The connection string: the socket folder, user `postgres`, database `postgres`.
     pub fn url(&self) -> String {
         format!(
-            "host={} user=postgres dbname=postgres",
-            self.socket.display()
+            "host={} port={} user=postgres dbname=postgres",
+            self.socket.display(),
+            self.port
+        )
+    }
+
+    /// The connection string over TCP, where only TLS is accepted (no TLS options in it).
+    pub fn tls_url(&self) -> String {
+        format!(
+            "host=localhost port={} user=postgres dbname=postgres",
+            self.port
         )
     }
 }
@@ -156,7 +201,16 @@ pub fn with_cluster(root: &Path, args: &[&str]) -> Result<()> {
     run(Command::new(cargo)
         .args(args)
         .current_dir(root)
-        .env(URL_VAR, cluster.url()))
+        .env(URL_VAR, cluster.url())
+        .env(TLS_URL_VAR, cluster.tls_url())
+        .env(TLS_DIR_VAR, &cluster.tls))
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on now.
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| format!("cannot find a free port on 127.0.0.1: {e}"))?;
+    Ok(listener.local_addr()?.port())
 }
 
 /// Runs `cargo args…` in `root` with no [`URL_VAR`], as on a machine without PostgreSQL: the
@@ -166,7 +220,9 @@ pub fn without_database(root: &Path, args: &[&str]) -> Result<()> {
     run(Command::new(cargo)
         .args(args)
         .current_dir(root)
-        .env_remove(URL_VAR))
+        .env_remove(URL_VAR)
+        .env_remove(TLS_URL_VAR)
+        .env_remove(TLS_DIR_VAR))
 }
 
 fn is_root() -> bool {
