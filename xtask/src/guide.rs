@@ -35,7 +35,8 @@ pub fn build(site: &Path) -> Result<()> {
     .map_err(|e| {
         format!("{e}\nthe guide (docs/) did not build; the message above names the chapter")
     })?;
-    Ok(())
+    step("the guide's Japanese pages: lang=\"ja\", and a link to each page's counterpart");
+    crate::guide_lang::mark_and_check(&site.join("guide"))
 }
 
 /// The guide's pages that embed records, and how many viewers each holds.

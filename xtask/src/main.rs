@@ -10,6 +10,7 @@ mod engines;
 mod farm;
 mod fixtures;
 mod guide;
+mod guide_lang;
 mod installs;
 mod pg_tls;
 mod postgres;
