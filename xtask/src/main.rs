@@ -74,8 +74,9 @@ tasks:
   pg-test [FILTER]  only the tests of project-lanes-pg and lanes-pg (pg-tests/; those whose
                     names contain FILTER), the ignored PostgreSQL ones included, on a
                     throwaway cluster
-  pg-bench          PostgreSQL benchmarks of project-lanes-pg (pg-tests/benches/), on a
-                    throwaway cluster
+  pg-bench [FILTER] PostgreSQL benchmarks of project-lanes-pg (pg-tests/benches/; with
+                    FILTER, those whose names contain it: pair, journal_cost, scaling,
+                    dispatcher, whole_journal), on a throwaway cluster
   chaos [--secs N] [--seed S] [--workers W] [--pace MS]
                     the chaos run on a throwaway cluster: W worker processes (default 6)
                     for N seconds (default 90) on shared projects, killed, cut off and
@@ -109,9 +110,8 @@ fn main() -> ExitCode {
         ["bench", rest @ ..] => bench(rest),
         ["pg-test"] => pg_test(None),
         ["pg-test", filter] if !filter.starts_with('-') => pg_test(Some(filter)),
-        ["pg-bench"] => {
-            postgres::with_cluster(&project_root(), &["bench", "-p", "project-lanes-pg-tests"])
-        }
+        ["pg-bench"] => pg_bench(None),
+        ["pg-bench", filter] if !filter.starts_with('-') => pg_bench(Some(filter)),
         ["chaos", rest @ ..] => chaos::chaos(rest),
         ["release", rest @ ..] => release_task(rest),
         ["help" | "--help" | "-h"] | [] => {
@@ -269,6 +269,14 @@ fn pg_test(filter: Option<&str>) -> Result<()> {
         "--",
         "--include-ignored",
     ];
+    args.extend(filter);
+    postgres::with_cluster(&project_root(), &args)
+}
+
+/// `pg-bench [FILTER]`: the PostgreSQL benchmarks (those whose names contain FILTER) on a
+/// throwaway cluster.
+fn pg_bench(filter: Option<&str>) -> Result<()> {
+    let mut args = vec!["bench", "-p", "project-lanes-pg-tests", "--"];
     args.extend(filter);
     postgres::with_cluster(&project_root(), &args)
 }

@@ -110,13 +110,31 @@ impl Auditor {
         self.transitions
     }
 
-    /// What the system holds after the entries so far (the reservations it knows).
+    /// The same audit, for a system that keeps its settled reservations itself: see
+    /// [`Exporter::forgetting_settled`]. The verdict is the same.
+    pub fn forgetting_settled(mut self) -> Auditor {
+        self.exporter = self.exporter.forgetting_settled();
+        self
+    }
+
+    /// What the system holds after the entries so far (the reservations it knows, but those
+    /// settled ones forgotten).
     pub fn state(&self) -> &State {
         self.exporter.state()
     }
 
-    /// A reservation settled before the journal's first entry that a later entry names, from
-    /// the system's own store.
+    /// Whether reservation `id` is known ([`Exporter::knows`]).
+    pub fn knows(&self, id: crate::dispatch::ReservationId) -> bool {
+        self.exporter.knows(id)
+    }
+
+    /// Whether an entry naming reservation `id` needs it back ([`Exporter::wants`]).
+    pub fn wants(&self, id: crate::dispatch::ReservationId) -> bool {
+        self.exporter.wants(id)
+    }
+
+    /// A settled reservation that a later entry names, from the system's own store
+    /// ([`Exporter::settled`]).
     pub fn settled(&mut self, view: crate::dispatch::ReservationView) {
         self.exporter.settled(view);
     }

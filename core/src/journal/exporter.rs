@@ -1,6 +1,9 @@
 //! A journal as a version 3 record, an entry at a time: what a system held when the window
 //! begins becomes the record's start, and every entry after it a step, written (or audited) as
-//! it comes, so a journal of any length goes through in the memory its live state takes.
+//! it comes. The exporter holds the system's state, and the handle or id the record gave each
+//! lease and reservation (a later step may name any of them again: a stale release, a cancel
+//! of a finished run) as a few numbers; for a system that keeps its settled reservations
+//! itself it forgets them ([`Exporter::forgetting_settled`]), so what it holds is what is live.
 //!
 //! A window is cut in journal order: from its first entry at or after `since`, up to (not
 //! including) its first entry at or after `until`; the times of concurrent entries may be a
@@ -27,6 +30,7 @@ use crate::{Label, LaneState, LaneView, Outcome};
 
 use super::export::{Export, ExportError, default_title, streamed_summary};
 use super::history::State;
+use super::issued::{IdSet, Issued};
 
 /// Turns a journal's entries, given in order, into the items of a version 3 record.
 ///
@@ -59,11 +63,12 @@ pub struct Exporter {
     begun: bool,
     /// The window is over.
     over: bool,
-    /// Lease handles by (project, generation).
-    handles: HashMap<(Label, u64), u64>,
-    /// Record ids by the system's ids, and the system's ids in record order.
-    ids: HashMap<ReservationId, ReservationId>,
-    systems: Vec<ReservationId>,
+    /// Lease handles and record ids issued so far.
+    issued: Issued,
+    /// Every reservation the state has held, forgotten or not.
+    seen: IdSet,
+    /// Settled reservations are forgotten ([`Exporter::forgetting_settled`]).
+    forget: bool,
     actors: HashMap<String, u64>,
     steps: u64,
 }
@@ -76,6 +81,10 @@ impl Exporter {
     /// An exporter of what `export` asks for, from a system with `queues` whose journal starts
     /// from `start`.
     pub fn new(export: &Export, queues: &[Label], start: State) -> Exporter {
+        let mut seen = IdSet::default();
+        for view in start.reservations() {
+            seen.insert(view.id);
+        }
         Exporter {
             export: export.clone(),
             queues: queues.to_vec(),
@@ -83,12 +92,23 @@ impl Exporter {
             position: 0,
             begun: false,
             over: false,
-            handles: HashMap::new(),
-            ids: HashMap::new(),
-            systems: Vec::new(),
+            issued: Issued::default(),
+            seen,
+            forget: false,
             actors: HashMap::new(),
             steps: 0,
         }
+    }
+
+    /// The same exporter, for a system that keeps its settled reservations itself (a
+    /// database's table): each reservation is forgotten once it is settled for good (done,
+    /// cancelled, resolved), but for its record id and project, so the memory is what is live
+    /// and a few numbers for each lease and reservation the record names. An entry that names
+    /// one forgotten before the record named it needs it back: [`wants`](Self::wants) says so,
+    /// and [`settled`](Self::settled) gives it. The record is the same byte for byte.
+    pub fn forgetting_settled(mut self) -> Exporter {
+        self.forget = true;
+        self
     }
 
     /// The record's head: what it is, and where it came from.
@@ -121,15 +141,77 @@ impl Exporter {
         self.steps
     }
 
-    /// What the system holds after the entries so far (the reservations it knows).
+    /// What the system holds after the entries so far (the reservations it knows, but those
+    /// settled ones [forgotten](Self::forgetting_settled)).
     pub fn state(&self) -> &State {
         &self.state
     }
 
-    /// A reservation settled before the journal's first entry that a later entry names, from
-    /// the system's own store (a pruned journal's start keeps only what is live).
+    /// Whether reservation `id` is known: held by the start, enqueued by an entry, or given by
+    /// [`settled`](Self::settled) (forgotten or not).
+    pub fn knows(&self, id: ReservationId) -> bool {
+        self.seen.contains(id)
+    }
+
+    /// Whether an entry that names reservation `id` needs it back from the system's store:
+    /// it was settled and [forgotten](Self::forgetting_settled) before the record named it.
+    pub fn wants(&self, id: ReservationId) -> bool {
+        self.forget
+            && !self.over
+            && self.seen.contains(id)
+            && self.state.reservation(id).is_none()
+            && self.issued.id(id).is_none()
+    }
+
+    /// A settled reservation that a later entry names, from the system's own store: one from
+    /// before the journal's first entry (a pruned journal's start keeps only what is live), or
+    /// one this exporter [wants](Self::wants) back.
     pub fn settled(&mut self, view: ReservationView) {
+        self.seen.insert(view.id);
         self.state.add_reservation(view);
+    }
+
+    /// The project of the reservation an entry names, or of its lease or call.
+    fn project_of<'a>(&'a self, entry: &'a Entry) -> Option<&'a str> {
+        self.state.project_of(entry).or_else(|| match &entry.call {
+            Call::Finish { reservation, .. }
+            | Call::Persist { reservation, .. }
+            | Call::Cancel { reservation }
+            | Call::Resolve { reservation } => {
+                self.issued.id(*reservation).map(|(_, p)| p.as_str())
+            }
+            _ => None,
+        })
+    }
+
+    /// The state after `entry`; a reservation it settled, or named settled, is then forgotten
+    /// if the exporter forgets them.
+    fn apply(&mut self, entry: &Entry) {
+        self.state.apply(entry);
+        let answered = match &entry.answer {
+            Answer::Reservation(view) | Answer::Dispatched(view) | Answer::Persisting(view) => {
+                Some(view.id)
+            }
+            _ => None,
+        };
+        if let Some(id) = answered {
+            self.seen.insert(id);
+        }
+        if !self.forget {
+            return;
+        }
+        let named = match &entry.call {
+            Call::Finish { reservation, .. }
+            | Call::Persist { reservation, .. }
+            | Call::Cancel { reservation }
+            | Call::Resolve { reservation } => Some(*reservation),
+            _ => answered,
+        };
+        if let Some(id) = named
+            && self.state.reservation(id).is_some_and(|v| settled(v.state))
+        {
+            self.state.forget_reservation(id);
+        }
     }
 
     /// The next entry of the journal: before the window, it changes the state the record will
@@ -145,7 +227,7 @@ impl Exporter {
             if let Some(since) = self.export.since
                 && timed(entry.at)? < since
             {
-                self.state.apply(entry);
+                self.apply(entry);
                 return Ok(());
             }
             self.begin(out)?;
@@ -156,7 +238,7 @@ impl Exporter {
             self.over = true;
             return Ok(());
         }
-        let project = self.state.project_of(entry).map(str::to_owned);
+        let project = self.project_of(entry).map(str::to_owned);
         let names_unknown = matches!(
             entry.call,
             Call::Finish { .. } | Call::Persist { .. } | Call::Cancel { .. } | Call::Resolve { .. }
@@ -177,7 +259,7 @@ impl Exporter {
             self.steps += 1;
             out(Some(index), &Item::Step(step, None))?;
         }
-        self.state.apply(entry);
+        self.apply(entry);
         Ok(())
     }
 
@@ -232,9 +314,7 @@ impl Exporter {
     }
 
     fn issue_lease(&mut self, key: &LeaseKey, state: StartLeaseState) -> StartLease {
-        let handle = self.handles.len() as u64 + 1;
-        self.handles
-            .insert((key.project.clone(), key.generation), handle);
+        let handle = self.issued.issue_lease(&key.project, key.generation);
         StartLease {
             handle: format!("L{handle}"),
             project: key.project.clone(),
@@ -244,17 +324,13 @@ impl Exporter {
     }
 
     fn issue_id(&mut self, view: &ReservationView) -> ReservationView {
-        let id = ReservationId::from_number(self.ids.len() as u64 + 1)
-            .unwrap_or_else(|| unreachable!("numbers start at 1"));
-        self.ids.insert(view.id, id);
-        self.systems.push(view.id);
+        let id = self.issued.issue_id(view.id, &view.project);
         ReservationView { id, ..view.clone() }
     }
 
     /// The system's id of the record's reservation `record`.
     pub fn system_id(&self, record: ReservationId) -> Option<ReservationId> {
-        let index = usize::try_from(record.number()).ok()?.checked_sub(1)?;
-        self.systems.get(index).copied()
+        self.issued.system_id(record)
     }
 
     /// The handle of `lease`: issued by the start or a claim, or declared now as one released
@@ -265,7 +341,7 @@ impl Exporter {
         index: usize,
         out: &mut Out<'_>,
     ) -> Result<String, String> {
-        if let Some(handle) = self.handles.get(&(lease.project.clone(), lease.generation)) {
+        if let Some(handle) = self.issued.lease(&lease.project, lease.generation) {
             return Ok(format!("L{handle}"));
         }
         let declared = self.issue_lease(lease, StartLeaseState::Released);
@@ -282,8 +358,8 @@ impl Exporter {
         index: usize,
         out: &mut Out<'_>,
     ) -> Result<ReservationId, String> {
-        if let Some(id) = self.ids.get(&system) {
-            return Ok(*id);
+        if let Some((id, _)) = self.issued.id(system) {
+            return Ok(id);
         }
         match self.state.reservation(system).cloned() {
             Some(view) if settled(view.state) => {
@@ -333,9 +409,7 @@ impl Exporter {
                                 Quoted(&key.run)
                             ));
                         }
-                        let handle = self.handles.len() as u64 + 1;
-                        self.handles
-                            .insert((key.project.clone(), key.generation), handle);
+                        self.issued.issue_lease(&key.project, key.generation);
                         Kept::Ok
                     }
                     other => refused_or(other, "claim")?,
@@ -515,9 +589,9 @@ fn settled(state: ReservationState) -> bool {
 }
 
 impl super::history::Journal {
-    /// The entries `export` asks for, as a version 3 record written to `out` as they are cut:
-    /// memory stays what the journal's live state takes, whatever its length. Returns `out`
-    /// and the number of steps written. See [`Exporter`] for how a window is cut.
+    /// The entries `export` asks for, as a version 3 record written to `out` as they are cut,
+    /// never holding the record. Returns `out` and the number of steps written. See
+    /// [`Exporter`] for how a window is cut.
     ///
     /// ```
     /// use project_lanes::journal::{Export, Journal};

@@ -81,6 +81,15 @@ impl State {
         }
     }
 
+    /// Forgets reservation `id` (one settled for good, whose store is elsewhere).
+    pub(crate) fn forget_reservation(&mut self, id: ReservationId) {
+        if let Some(view) = self.reservations.remove(&id)
+            && self.holders.get(&view.project) == Some(&id)
+        {
+            self.holders.remove(&view.project);
+        }
+    }
+
     fn set_reservation(&mut self, view: ReservationView) {
         if view.state.holds_lane() {
             self.holders.insert(view.project.clone(), view.id);

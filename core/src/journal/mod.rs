@@ -25,6 +25,8 @@ mod export;
 #[cfg(feature = "json")]
 mod exporter;
 mod history;
+#[cfg(feature = "json")]
+mod issued;
 
 #[cfg(feature = "journal")]
 pub use crate::lanes::journal::{Journaled, Untimed};

@@ -33,7 +33,7 @@ pub fn audit(config: &PgConfig, since: Option<Timestamp>) -> Result<Audit, Journ
         let head = read::head_in(tx, &config.schema)?;
         super::check_since(&head, since)?;
         let mut audit = Audited {
-            auditor: Auditor::new(&head.queues, head.start.clone(), since),
+            auditor: Auditor::new(&head.queues, head.start.clone(), since).forgetting_settled(),
             found: None,
         };
         match read::rows_in(tx, &config.schema, &head, &mut audit) {
@@ -78,7 +78,11 @@ struct Audited {
 
 impl Rows for Audited {
     fn knows(&self, id: ReservationId) -> bool {
-        self.auditor.state().reservation(id).is_some()
+        self.auditor.knows(id)
+    }
+
+    fn wants(&self, id: ReservationId) -> bool {
+        self.auditor.wants(id)
     }
 
     fn settled(&mut self, view: ReservationView) {

@@ -112,7 +112,8 @@ pub fn export(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported,
     read::in_snapshot(&mut client, |tx| {
         let head = read::head_in(tx, &config.schema)?;
         super::check_since(&head, cut.since)?;
-        let exporter = Exporter::new(&export, &head.queues, head.start.clone());
+        let exporter =
+            Exporter::new(&export, &head.queues, head.start.clone()).forgetting_settled();
         let written = |e: std::io::Error| JournalError::Export(ExportError::Write(e.to_string()));
         let writer = Writer::new(out, &exporter.head()).map_err(written)?;
         let mut named: std::collections::HashSet<String> = head
@@ -126,6 +127,7 @@ pub fn export(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported,
             writer,
             seq: 0,
             projects: Vec::new(),
+            in_record: std::collections::HashSet::new(),
             named: &mut named,
         };
         read::rows_in(tx, &config.schema, &head, &mut lines)?;
@@ -169,15 +171,20 @@ struct Lines<'a, W: Write> {
     writer: Writer<W>,
     /// The row being exported (an inconsistent one is named by it).
     seq: i64,
-    /// The projects the record names, in order.
+    /// The projects the record names, in order, and as a set.
     projects: Vec<String>,
+    in_record: std::collections::HashSet<String>,
     /// Every project the journal names, in the record or not.
     named: &'a mut std::collections::HashSet<String>,
 }
 
 impl<W: Write> Rows for Lines<'_, W> {
     fn knows(&self, id: ReservationId) -> bool {
-        self.exporter.state().reservation(id).is_some()
+        self.exporter.knows(id)
+    }
+
+    fn wants(&self, id: ReservationId) -> bool {
+        self.exporter.wants(id)
     }
 
     fn settled(&mut self, view: ReservationView) {
@@ -195,11 +202,12 @@ impl<W: Write> Rows for Lines<'_, W> {
             exporter,
             writer,
             projects,
+            in_record,
             ..
         } = self;
         exporter
             .entry(&row.entry, &mut |_, item| {
-                note_projects(projects, item);
+                note_projects(projects, in_record, item);
                 write_item(writer, item)
             })
             .map_err(|e| match e {
@@ -214,7 +222,11 @@ impl<W: Write> Rows for Lines<'_, W> {
 }
 
 /// Adds the projects `item` names to `projects`, in order of first appearance.
-fn note_projects(projects: &mut Vec<String>, item: &Item) {
+fn note_projects(
+    projects: &mut Vec<String>,
+    in_record: &mut std::collections::HashSet<String>,
+    item: &Item,
+) {
     let named = match item {
         Item::Lease(lease) => Some(lease.project.as_str()),
         Item::Reservation(view) => Some(view.project.as_str()),
@@ -222,8 +234,9 @@ fn note_projects(projects: &mut Vec<String>, item: &Item) {
         _ => None,
     };
     if let Some(project) = named
-        && !projects.iter().any(|p| p == project)
+        && !in_record.contains(project)
     {
+        in_record.insert(project.to_owned());
         projects.push(project.to_owned());
     }
 }

@@ -33,9 +33,14 @@
 //! reach the database (a label that breaks the rule, a lease of another schema, a queue the
 //! handle does not know) are not transitions of the database and are not journaled either.
 //!
-//! **Memory**: an export or an audit holds one batch of rows at a time and what the core's
-//! replay keeps (leases holding lanes, every reservation the window holds or names); a
-//! version 2 export reads every row first, and its record is bounded by version 2's limits.
+//! **Memory**: an export or an audit holds one batch of rows at a time and what is live: the
+//! leases holding lanes and the reservations not settled for good. A settled reservation is
+//! forgotten, and read back from the `reservations` table (where it never changes again) if a
+//! later row names it before the record did; the record's handle and id of each lease and
+//! reservation it named stay, a few numbers each, since a later row may name any of them. An
+//! audit's core also keeps every reservation it replayed (the core's dispatcher answers a call
+//! on any of them). A version 2 export reads every row first, and its record is bounded by
+//! version 2's limits.
 
 mod audit;
 mod error;

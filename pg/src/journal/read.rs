@@ -224,8 +224,14 @@ pub(crate) fn head_in(
 pub(crate) trait Rows {
     /// Whether reservation `id` is known: held by the start, or enqueued by an earlier row.
     fn knows(&self, id: ReservationId) -> bool;
-    /// A reservation settled before the journal's first row that a row names (a pruned
-    /// journal's start keeps only what is live; the `reservations` table keeps the rest).
+    /// Whether a row naming reservation `id` needs it from the `reservations` table: a
+    /// settled one it forgot (it keeps only what is live).
+    fn wants(&self, _id: ReservationId) -> bool {
+        false
+    }
+    /// A settled reservation that a row names, from the `reservations` table: one settled
+    /// before the journal's first row (a pruned journal's start keeps only what is live), or
+    /// one it [wants](Rows::wants).
     fn settled(&mut self, view: ReservationView);
     /// The next row; `Ok(false)` stops the reading.
     fn row(&mut self, row: StoredEntry) -> Result<bool, JournalError>;
@@ -262,7 +268,9 @@ const BATCH: i32 = 10_000;
 /// Every row after `head`'s start, in `seq` order, a batch at a time, into `rows`. A row that
 /// names a reservation no earlier row enqueued (and that the start or, for a pruned journal,
 /// the `reservations` table does not hold as settled) was not written by this crate, which
-/// journals no call on a reservation that does not exist: it is refused.
+/// journals no call on a reservation that does not exist: it is refused. A settled reservation
+/// that `rows` forgot and a row names is read back from the `reservations` table (a settled
+/// one never changes again), so `rows` holds only what is live.
 pub(crate) fn rows_in(
     tx: &mut postgres::Transaction<'_>,
     schema: &str,
@@ -283,18 +291,23 @@ pub(crate) fn rows_in(
             return Ok(());
         }
         let entries = batch.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
-        if head.start_seq > 0 {
-            add_settled(tx, schema, rows, &entries)?;
-        }
+        drop(batch);
+        add_settled(tx, schema, rows, &entries, head.start_seq > 0)?;
         for row in entries {
-            if let Some(id) = named_reservation(&row.entry).filter(|id| !rows.knows(*id)) {
-                return Err(JournalError::Corrupt {
-                    seq: row.seq,
-                    message: format!(
-                        "names reservation {id}, which no earlier row enqueued (the library \
-                         journals no call on a reservation that does not exist)"
-                    ),
-                });
+            if let Some(id) = named_reservation(&row.entry) {
+                if !rows.knows(id) {
+                    return Err(JournalError::Corrupt {
+                        seq: row.seq,
+                        message: format!(
+                            "names reservation {id}, which no earlier row enqueued (the \
+                             library journals no call on a reservation that does not exist)"
+                        ),
+                    });
+                }
+                // Forgotten by an earlier row of this batch.
+                if rows.wants(id) {
+                    settle(tx, schema, rows, &[id], row.seq)?;
+                }
             }
             if !rows.row(row)? {
                 return Ok(());
@@ -303,13 +316,15 @@ pub(crate) fn rows_in(
     }
 }
 
-/// Gives `rows` the settled reservations these rows name that it does not know and no row of
-/// theirs enqueues, as the `reservations` table holds them: a settled one never changes again.
+/// Gives `rows` the settled reservations these rows name that it forgot or (`pruned`: the
+/// journal's start keeps only what is live) does not know and no row of theirs enqueues, as
+/// the `reservations` table holds them: a settled one never changes again.
 fn add_settled(
     tx: &mut postgres::Transaction<'_>,
     schema: &str,
     rows: &mut dyn Rows,
     entries: &[StoredEntry],
+    pruned: bool,
 ) -> Result<(), JournalError> {
     let enqueued: std::collections::HashSet<ReservationId> = entries
         .iter()
@@ -318,30 +333,71 @@ fn add_settled(
             _ => None,
         })
         .collect();
-    let mut wanted: Vec<i64> = entries
+    let mut wanted: Vec<ReservationId> = entries
         .iter()
         .filter_map(|e| named_reservation(&e.entry))
-        .filter(|id| !enqueued.contains(id) && !rows.knows(*id))
-        .filter_map(|id| i64::try_from(id.number()).ok())
+        .filter(|&id| rows.wants(id) || (pruned && !enqueued.contains(&id) && !rows.knows(id)))
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
     if wanted.is_empty() {
         return Ok(());
     }
+    let found = settled_in(tx, schema, &wanted)?;
+    for view in found {
+        rows.settled(view);
+    }
+    Ok(())
+}
+
+/// Gives `rows` the settled reservations `ids` it wants back, from the `reservations` table;
+/// one the table does not hold as settled (the journal says it is) is a corrupt row `seq`.
+fn settle(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    rows: &mut dyn Rows,
+    ids: &[ReservationId],
+    seq: i64,
+) -> Result<(), JournalError> {
+    let found = settled_in(tx, schema, ids)?;
+    if let Some(missing) = ids.iter().find(|id| !found.iter().any(|v| v.id == **id)) {
+        return Err(JournalError::Corrupt {
+            seq,
+            message: format!(
+                "names reservation {missing}, which earlier rows settled but the reservations \
+                 table does not hold as settled"
+            ),
+        });
+    }
+    for view in found {
+        rows.settled(view);
+    }
+    Ok(())
+}
+
+/// The reservations among `ids` that the `reservations` table holds as settled.
+fn settled_in(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    ids: &[ReservationId],
+) -> Result<Vec<ReservationView>, JournalError> {
+    let ids: Vec<i64> = ids
+        .iter()
+        .filter_map(|id| i64::try_from(id.number()).ok())
+        .collect();
     let found = tx
         .query(
             &format!(
                 "SELECT id, queue, project, run, state, outcome FROM {schema}.reservations \
                  WHERE id = ANY($1) AND state IN ('done', 'cancelled', 'resolved')"
             ),
-            &[&wanted],
+            &[&ids],
         )
         .map_err(PgError::from)?;
-    for row in &found {
-        rows.settled(crate::rows::reservation_view(row).map_err(JournalError::Pg)?);
-    }
-    Ok(())
+    found
+        .iter()
+        .map(|row| crate::rows::reservation_view(row).map_err(JournalError::Pg))
+        .collect()
 }
 
 /// The reservation a call names by id (a dispatch's is in its answer).
