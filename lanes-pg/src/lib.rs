@@ -58,7 +58,9 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Operator commands for project lanes and queues on PostgreSQL.
 ///
 /// URL is a libpq connection string or URL (host=/run/postgresql user=app dbname=app,
-/// postgresql://app@db.example/app); without it, LANES_PG_URL is used. SCHEMA holds the lanes.
+/// postgresql://app@db.example/app), with libpq's TLS options (sslmode, default prefer;
+/// sslrootcert, a PEM file or system; sslcert, sslkey); without it, LANES_PG_URL is used. SCHEMA
+/// holds the lanes.
 #[derive(Parser)]
 #[command(
     name = "lanes-pg",
@@ -68,6 +70,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 examples:
   lanes-pg status postgresql://ops@db/app lanes
+  lanes-pg status 'postgresql://ops@db/app?sslmode=verify-full&sslrootcert=/etc/ssl/db-ca.pem' lanes
   lanes-pg recover postgresql://ops@db/app lanes
   export LANES_PG_URL=postgresql://ops@db/app
   lanes-pg orphans lanes --json
