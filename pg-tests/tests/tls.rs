@@ -286,6 +286,18 @@ mod tls {
                 format!("sslcert={} sslkey={text}", tls_file("client.pem")),
                 format!("CONFIG: sslkey {text} holds no usable private key"),
             ),
+            (
+                format!(
+                    "sslcert={} sslkey={}",
+                    tls_file("client.pem"),
+                    tls_file("server.key")
+                ),
+                format!(
+                    "CONFIG: sslkey {} is not the key of sslcert {}",
+                    tls_file("server.key"),
+                    tls_file("client.pem")
+                ),
+            ),
         ] {
             let error = refusal(&config(&tls_url_with(&options)));
             assert!(error.to_string().starts_with(&says), "{options}: {error}");

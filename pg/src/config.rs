@@ -72,7 +72,7 @@ impl PgConfig {
 
     /// Whether and how connections are encrypted, over the connection string's `sslmode`. The
     /// default is [`SslMode::Prefer`], libpq's (see there why); [`SslMode::VerifyFull`] with
-    /// [`RootCerts::System`]. A connection over a Unix socket is never encrypted.
+    /// [`RootCerts::System`]. A connection to Unix sockets only is never encrypted.
     pub fn ssl_mode(mut self, mode: SslMode) -> PgConfig {
         self.tls.mode = Some(mode);
         self

@@ -10,8 +10,9 @@
 //! | `verify-full` | always                       | that, and issued for the host's name     |
 //!
 //! As in libpq, `prefer` and `require` check the chain (as `verify-ca` does) when `sslrootcert`
-//! names a file or `~/.postgresql/root.crt` exists, and a connection over a Unix socket is never
-//! encrypted, whatever the mode.
+//! names a file or `~/.postgresql/root.crt` exists, and a connection to Unix sockets only is never
+//! encrypted, whatever the mode (one mode serves every host of a list, so a list that mixes
+//! sockets and network hosts asks TLS of the sockets too, which `require` then refuses).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -231,7 +232,7 @@ impl Settings {
             }
             None => Check::Nothing,
         };
-        let config = client_config(&provider, check, self.client_cert()?)?;
+        let config = client_config(&provider, check, self.client_cert(&provider)?)?;
         let driver = match self.mode {
             SslMode::Prefer => Driver::Prefer,
             _ => Driver::Require,
@@ -272,6 +273,7 @@ impl Settings {
     /// `~/.postgresql/postgresql.crt` and `.key` if the certificate exists.
     fn client_cert(
         &self,
+        provider: &CryptoProvider,
     ) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, PgError> {
         let cert = match &self.cert {
             Some(cert) => cert.clone(),
@@ -295,6 +297,7 @@ impl Settings {
         };
         let chain = certificates("sslcert", &cert)?;
         let bytes = read("sslkey", &key)?;
+        let key_file = key;
         let key = PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| {
             let why = match e {
                 rustls::pki_types::pem::Error::NoItemsFound => String::new(),
@@ -303,9 +306,19 @@ impl Settings {
             PgError::Config(format!(
                 "sslkey {} holds no usable private key (an unencrypted PEM key: PKCS#8, PKCS#1 \
                  or SEC1){why}",
-                key.display()
+                key_file.display()
             ))
         })?;
+        rustls::sign::CertifiedKey::from_der(chain.clone(), key.clone_key(), provider).map_err(
+            |e| match e {
+                rustls::Error::InconsistentKeys(_) => PgError::Config(format!(
+                    "sslkey {} is not the key of sslcert {}",
+                    key_file.display(),
+                    cert.display()
+                )),
+                e => PgError::Config(format!("sslkey {} cannot be used: {e}", key_file.display())),
+            },
+        )?;
         Ok(Some((chain, key)))
     }
 }
@@ -369,14 +382,18 @@ fn client_config(
         .map_err(|e| PgError::Config(format!("TLS: {e}")))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(verifier));
-    match client {
-        None => Ok(builder.with_no_client_auth()),
+    let mut config = match client {
+        None => builder.with_no_client_auth(),
         Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(|e| {
             PgError::Config(format!(
                 "sslcert and sslkey cannot be used together: {e} (is the key the certificate's?)"
             ))
-        }),
-    }
+        })?,
+    };
+    // As libpq 17 does: PostgreSQL 17's direct TLS (`sslnegotiation=direct`) requires it, and
+    // a server that knows no ALPN ignores it.
+    config.alpn_protocols = vec![b"postgresql".to_vec()];
+    Ok(config)
 }
 
 /// What is checked of the server's certificate.
