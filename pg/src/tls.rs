@@ -116,7 +116,9 @@ impl FromStr for SslMode {
 }
 
 /// The certificate authorities a server's certificate must be signed by: libpq's `sslrootcert`.
+/// Non-exhaustive: other sources (certificates held in memory) may come.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RootCerts {
     /// The certificates in a PEM file (`sslrootcert=/path/ca.pem`), such as the bundle a
     /// managed database's provider publishes.
