@@ -216,3 +216,65 @@ fn a_forgetting_audit_gives_the_same_verdict_and_names_the_same_entry() {
     assert_eq!(kept.mismatch.as_ref().unwrap().entry, changed);
     assert_eq!(forgetting_audit(&journal, None, &store), kept);
 }
+
+/// A journal of `n` reservations that settle in turn (so an auditor's core retires them),
+/// with calls on long settled ones and direct claims between them.
+fn steady_journal(n: u64) -> Journal {
+    let mut d = Dispatcher::new(&["general"])
+        .unwrap()
+        .with_journal(Some(clock()));
+    let mut leases = Vec::new();
+    for k in 1..=n {
+        let project = format!("p{}", k % 5);
+        let id = d.enqueue("general", &project, &format!("job-{k}")).unwrap();
+        d.dispatch("general").unwrap().unwrap();
+        d.finish(id, Outcome::Succeeded).unwrap();
+        d.persisted(id, k % 50 != 0).unwrap();
+        if k % 50 == 0 {
+            d.resolve(id).unwrap();
+        }
+        if k % 97 == 0 {
+            let old = ReservationId::from_number(k / 3 + 1).unwrap();
+            d.cancel(old).unwrap_err();
+            d.finish(old, Outcome::Failed).unwrap_err();
+            d.persisted(old, true).unwrap_err();
+            d.resolve(old).unwrap_err();
+            let lease = d.claim(&project, &format!("hand-{k}")).unwrap();
+            d.release(&lease, Outcome::Succeeded).unwrap();
+            leases.push(lease);
+            d.release(&leases[leases.len() / 2], Outcome::Failed)
+                .unwrap_err();
+        }
+    }
+    let mut journal = Journal::dispatcher(d.queues());
+    journal.extend(d.take_journal());
+    journal
+}
+
+#[test]
+fn an_auditor_whose_core_forgets_settled_reservations_names_a_late_call_on_one() {
+    let journal = steady_journal(12_000);
+    let store = HashMap::new();
+    let kept = journal.audit(None).unwrap();
+    assert_eq!(kept.mismatch, None);
+    assert_eq!(forgetting_audit(&journal, None, &store), kept);
+    // The last refused resolve names a reservation settled thousands of entries before.
+    let mut entries = journal.entries().to_vec();
+    let changed = entries
+        .iter()
+        .rposition(|e| {
+            matches!(e.call, Call::Resolve { .. }) && matches!(e.answer, Answer::Refused(_))
+        })
+        .unwrap();
+    entries[changed].answer = Answer::Refused(DispatchError::NotQueued);
+    let mut tampered = Journal::dispatcher(journal.queues());
+    tampered.extend(entries);
+    let kept = tampered.audit(None).unwrap();
+    let mismatch = kept.mismatch.as_ref().unwrap();
+    assert_eq!(mismatch.entry, changed);
+    assert_eq!(
+        (mismatch.journaled.as_str(), mismatch.core.as_str()),
+        ("NOT_QUEUED", "NOT_UNRESOLVED")
+    );
+    assert_eq!(forgetting_audit(&tampered, None, &store), kept);
+}

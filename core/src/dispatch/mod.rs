@@ -42,6 +42,8 @@
 
 mod journal;
 mod restore;
+#[cfg(feature = "json")]
+mod retire;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -107,7 +109,14 @@ pub struct Dispatcher {
     lanes: ProjectLanes,
     names: Vec<Label>,
     queues: Vec<Queue>,
+    /// The reservations after the retired ones, by id.
     reservations: Vec<Reservation>,
+    /// Reservations `R1` … `R(retired)` were settled for good and are forgotten (a record's
+    /// audit retires them: `retire.rs`); 0 otherwise.
+    retired: u64,
+    /// How many reservations at the front of `reservations` are settled for good.
+    #[cfg(feature = "json")]
+    settled_front: usize,
     projects: Vec<Project>,
     project_index: HashMap<Label, u32>,
     /// The waiting lines, one per (project, queue), flat: project `p`, queue `q` at
@@ -146,6 +155,9 @@ impl Dispatcher {
             queues: names.iter().map(|_| Queue::default()).collect(),
             names,
             reservations: Vec::new(),
+            retired: 0,
+            #[cfg(feature = "json")]
+            settled_front: 0,
             projects: Vec::new(),
             project_index: HashMap::new(),
             lines: Vec::new(),
@@ -298,7 +310,7 @@ impl Dispatcher {
         let project = Label::new(project)?;
         let run = Label::new(run)?;
         let p = self.intern(project);
-        let id = ReservationId(self.reservations.len() as u64 + 1);
+        let id = ReservationId(self.count() + 1);
         self.reservations.push(Reservation {
             queue: q as u32,
             project: p,
@@ -340,7 +352,7 @@ impl Dispatcher {
         let Some((&id, &p)) = self.queues[q].ready.first_key_value() else {
             return Ok(None);
         };
-        let run = self.reservations[index(id)].run.clone();
+        let run = self.reservations[self.index(id)].run.clone();
         let project = &mut self.projects[p as usize];
         // Claim before changing anything: a refusal (impossible while the dispatcher owns the
         // lanes) leaves the queues as they were.
@@ -354,7 +366,8 @@ impl Dispatcher {
         self.queues[q].ready.remove(&id);
         self.queues[q].retained -= 1;
         self.pop_head(q, p);
-        self.reservations[index(id)].state = ReservationState::Dispatched;
+        let i = self.index(id);
+        self.reservations[i].state = ReservationState::Dispatched;
         self.withdraw(p);
         Ok(Some(job))
     }
@@ -397,7 +410,7 @@ impl Dispatcher {
         id: ReservationId,
         outcome: Outcome,
     ) -> Result<FinalState, DispatchError> {
-        let r = self.get_mut(id)?;
+        let r = self.get_mut(id, DispatchError::NotDispatched)?;
         if r.state != ReservationState::Dispatched {
             return Err(DispatchError::NotDispatched);
         }
@@ -429,7 +442,7 @@ impl Dispatcher {
     }
 
     fn persisted_now(&mut self, id: ReservationId, saved: bool) -> Result<Settled, DispatchError> {
-        let r = self.get_mut(id)?;
+        let r = self.get_mut(id, DispatchError::NotPersisting)?;
         if r.state != ReservationState::Persisting {
             return Err(DispatchError::NotPersisting);
         }
@@ -452,7 +465,8 @@ impl Dispatcher {
         } else {
             ReservationState::Done
         };
-        let r = &mut self.reservations[index(id)];
+        let i = self.index(id);
+        let r = &mut self.reservations[i];
         r.outcome = Some(outcome);
         r.state = state;
         self.offer(p as u32);
@@ -479,7 +493,7 @@ impl Dispatcher {
     }
 
     fn cancel_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
-        let r = self.get_mut(id)?;
+        let r = self.get_mut(id, DispatchError::NotQueued)?;
         if r.state != ReservationState::Queued {
             return Err(DispatchError::NotQueued);
         }
@@ -511,7 +525,7 @@ impl Dispatcher {
     }
 
     fn resolve_now(&mut self, id: ReservationId) -> Result<ReservationView, DispatchError> {
-        let r = self.get_mut(id)?;
+        let r = self.get_mut(id, DispatchError::NotUnresolved)?;
         if r.state != ReservationState::Unresolved {
             return Err(DispatchError::NotUnresolved);
         }
@@ -537,7 +551,7 @@ impl Dispatcher {
 
     /// Snapshots of every reservation, in id order.
     pub fn reservations(&self) -> Vec<ReservationView> {
-        (1..=self.reservations.len() as u64)
+        (self.retired + 1..=self.count())
             .filter_map(|n| self.reservation(ReservationId(n)).ok())
             .collect()
     }
@@ -545,7 +559,12 @@ impl Dispatcher {
     /// How many reservations have been enqueued (or restored).
     #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(crate) fn reservation_count(&self) -> u64 {
-        self.reservations.len() as u64
+        self.count()
+    }
+
+    /// Reservations issued, retired ones included.
+    fn count(&self) -> u64 {
+        self.retired + self.reservations.len() as u64
     }
 
     /// How many reservations wait in `queue` (queued, not cancelled).
@@ -587,15 +606,32 @@ impl Dispatcher {
     /// against the reservations held *before* it becomes a `usize`: on 32-bit targets (wasm32)
     /// a cast would wrap `R4294967297` onto `R1`.
     fn slot(&self, id: ReservationId) -> Result<usize, DispatchError> {
-        id.0.checked_sub(1)
+        id.0.checked_sub(1 + self.retired)
             .filter(|&i| i < self.reservations.len() as u64)
             .map(|i| i as usize) // < len, so it fits
             .ok_or(DispatchError::UnknownReservation)
     }
 
-    fn get_mut(&mut self, id: ReservationId) -> Result<&mut Reservation, DispatchError> {
+    /// The reservation `id` for a transition that refuses one settled for good with
+    /// `settled`: a retired one gets that refusal, as it got it before it was retired.
+    fn get_mut(
+        &mut self,
+        id: ReservationId,
+        settled: DispatchError,
+    ) -> Result<&mut Reservation, DispatchError> {
+        if id.0 >= 1 && id.0 <= self.retired {
+            return Err(settled);
+        }
         let i = self.slot(id)?;
         Ok(&mut self.reservations[i])
+    }
+
+    /// The slot of an id this dispatcher issued itself and still holds (`R(n)` for the n-th
+    /// reservation, n ≤ the reservations issued, so the cast cannot wrap; a live reservation
+    /// and every id a waiting line holds are after the retired ones). Ids that come from
+    /// outside go through [`Dispatcher::slot`], which checks them first.
+    fn index(&self, id: ReservationId) -> usize {
+        (id.0 - self.retired) as usize - 1
     }
 
     /// Puts the queued reservation `id` at the end of project `p`'s waiting line in queue `q`.
@@ -603,7 +639,10 @@ impl Dispatcher {
         let line = self.line(p, q);
         let line = &mut self.lines[line];
         match line.tail.replace(id) {
-            Some(tail) => self.reservations[index(tail)].next = Some(id),
+            Some(tail) => {
+                let i = self.index(tail);
+                self.reservations[i].next = Some(id);
+            }
             None => line.head = Some(id),
         }
         self.queues[q].retained += 1;
@@ -616,9 +655,9 @@ impl Dispatcher {
         let line = &mut self.lines[line];
         let mut next = line
             .head
-            .and_then(|head| self.reservations[index(head)].next);
+            .and_then(|head| self.reservations[(head.0 - self.retired) as usize - 1].next);
         while let Some(id) = next {
-            let r = &self.reservations[index(id)];
+            let r = &self.reservations[(id.0 - self.retired) as usize - 1];
             if r.state != ReservationState::Cancelled {
                 break;
             }
@@ -663,18 +702,11 @@ fn lane_error(e: DispatchError) -> LaneError {
     }
 }
 
-/// The slot of an id this dispatcher issued itself (`R(n)` for the n-th reservation, n ≤ the
-/// reservations held, so the cast cannot wrap). Ids that come from outside go through
-/// [`Dispatcher::slot`], which checks them first.
-fn index(id: ReservationId) -> usize {
-    id.0 as usize - 1
-}
-
 impl fmt::Debug for Dispatcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Dispatcher")
             .field("queues", &self.names)
-            .field("reservations", &self.reservations.len())
+            .field("reservations", &self.count())
             .finish_non_exhaustive()
     }
 }

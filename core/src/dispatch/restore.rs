@@ -33,7 +33,7 @@ impl Dispatcher {
         view: &ReservationView,
     ) -> Result<(), DispatchError> {
         let id = view.id;
-        if id.number() != self.reservations.len() as u64 + 1 {
+        if id.number() != self.count() + 1 {
             return Err(DispatchError::UnknownReservation);
         }
         let q = self.queue_index(&view.queue)?;

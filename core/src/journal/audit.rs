@@ -111,9 +111,11 @@ impl Auditor {
     }
 
     /// The same audit, for a system that keeps its settled reservations itself: see
-    /// [`Exporter::forgetting_settled`]. The verdict is the same.
+    /// [`Exporter::forgetting_settled`]. Its core also forgets the reservations settled for
+    /// good before the oldest live one. The verdict is the same.
     pub fn forgetting_settled(mut self) -> Auditor {
         self.exporter = self.exporter.forgetting_settled();
+        self.engine = std::mem::replace(&mut self.engine, Engine::new()).retiring();
         self
     }
 

@@ -38,9 +38,8 @@
 //! forgotten, and read back from the `reservations` table (where it never changes again) if a
 //! later row names it before the record did; the record's handle and id of each lease and
 //! reservation it named stay, a few numbers each, since a later row may name any of them. An
-//! audit's core also keeps every reservation it replayed (the core's dispatcher answers a call
-//! on any of them). A version 2 export reads every row first, and its record is bounded by
-//! version 2's limits.
+//! audit's core forgets the settled reservations enqueued before the oldest live one. A
+//! version 2 export reads every row first, and its record is bounded by version 2's limits.
 
 mod audit;
 mod error;

@@ -23,6 +23,9 @@ pub struct Engine {
     /// Lease handles issued so far.
     issued: u64,
     started: bool,
+    /// The dispatcher forgets the reservations settled for good at the front
+    /// ([`Engine::retiring`]).
+    retiring: bool,
 }
 
 impl Engine {
@@ -34,7 +37,17 @@ impl Engine {
             leases: HashMap::new(),
             issued: 0,
             started: false,
+            retiring: false,
         }
+    }
+
+    /// The same engine, whose dispatcher forgets the reservations settled for good at the
+    /// front as the steps run (an audit's, which asks for no view of them): its memory is what
+    /// is live and what was enqueued since the oldest live reservation. Every answer is the
+    /// same.
+    pub(crate) fn retiring(mut self) -> Engine {
+        self.retiring = true;
+        self
     }
 
     /// The dispatcher has `queue` (declared before any lease, reservation or step).
@@ -154,6 +167,9 @@ impl Engine {
             Op::Cancel => reservation().and_then(|id| d.cancel(id).map(|_| Answer::Ok)),
             Op::Resolve => reservation().and_then(|id| d.resolve(id).map(|_| Answer::Ok)),
         };
+        if self.retiring {
+            d.retire_settled();
+        }
         answer.unwrap_or_else(Answer::Refused)
     }
 
