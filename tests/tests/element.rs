@@ -40,6 +40,14 @@ export function ready(el) { return el.ready; }
 export function handle(el) { return el.viewer; }
 export function call(viewer, name, arg) { return viewer[name](arg); }
 export function get(viewer, name) { return viewer[name]; }
+export function verdict(el, record) { return el.verdict(record); }
+export function listenVerdicts(target, log) {
+  target.addEventListener("lane-viewer-verdict", (e) => {
+    const d = e.detail;
+    log.push(`${e.target.id} ${e.bubbles} ${e.composed} ${d.record} ${d.verdict} ${d.step} ${d.code}`);
+  });
+}
+export function verdictLine(d) { return `${d.record} ${d.verdict} ${d.step} ${d.code}`; }
 export function listen(target, log) {
   for (const name of ["lane-viewer-select", "lane-viewer-step"]) {
     target.addEventListener(name, (e) => log.push([name, e.target.id, e.detail.record, e.detail.step, e.bubbles]));
@@ -59,6 +67,12 @@ extern "C" {
     fn call(viewer: &JsValue, name: &str, arg: &JsValue) -> JsValue;
     fn get(viewer: &JsValue, name: &str) -> JsValue;
     fn listen(target: &JsValue, log: &Array);
+    fn verdict(el: &Element, record: &JsValue) -> js_sys::Promise;
+    /// Logs each `lane-viewer-verdict` as `target-id bubbles composed record verdict step code`.
+    #[wasm_bindgen(js_name = listenVerdicts)]
+    fn listen_verdicts(target: &JsValue, log: &Array);
+    #[wasm_bindgen(js_name = verdictLine)]
+    fn verdict_line(detail: &JsValue) -> String;
 }
 
 /// A `<lane-viewer>` with these attributes and inner HTML, in a fresh host on the page.
@@ -251,6 +265,57 @@ async fn a_record_inside_the_element_is_checked_and_replayed_with_no_hash_to_com
     live(&el).await;
     assert_eq!(error_codes(&el), ["INVALID_JSON"]);
     assert!(text(&el).contains("line "), "{}", text(&el));
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_test_awaits_the_elements_verdict_and_hears_it_from_the_element_once() {
+    let json = fetch_text(&site("records/stale-release.json")).await;
+    let log = Array::new();
+    listen_verdicts(&document().into(), &log);
+    let tampered = json.replacen("\"LEASE_NOT_CURRENT\"", "\"PROJECT_BUSY\"", 1);
+    let (host, el) = element(&[("id", "judged"), ("lang", "en")], &inline(&tampered)).await;
+    // No wait for `ready` first: `verdict()` waits for it.
+    let detail = JsFuture::from(verdict(&el, &JsValue::UNDEFINED))
+        .await
+        .expect("a verdict");
+    let step = attr(&one(&el, "[data-step][data-mismatch]"), "data-step").unwrap();
+    let line = format!("stale-release mismatch {step} REPLAY_MISMATCH");
+    assert_eq!(verdict_line(&detail), line);
+    let by_id = JsFuture::from(verdict(&el, &"stale-release".into()))
+        .await
+        .unwrap();
+    assert_eq!(verdict_line(&by_id), line);
+    let ours = |id: &str| -> Vec<String> {
+        log.iter()
+            .filter_map(|e| e.as_string())
+            .filter(|e| e.starts_with(&format!("{id} ")))
+            .collect()
+    };
+    assert_eq!(
+        ours("judged"),
+        [format!("judged true true {line}")],
+        "once, from the element, bubbling to the document"
+    );
+    host.remove();
+
+    // A record that cannot be read is a verdict too.
+    let (host, el) = element(&[("id", "unread"), ("lang", "en")], &inline(&json[..9])).await;
+    let detail = JsFuture::from(verdict(&el, &JsValue::UNDEFINED))
+        .await
+        .unwrap();
+    let code = error_codes(&el).pop().unwrap();
+    assert!(verdict_line(&detail).ends_with(&format!(" invalid null {code}")));
+    assert_eq!(ours("unread").len(), 1);
+    host.remove();
+
+    // An element that cannot start has no verdict: its promise rejects.
+    let (host, el) = element(&[("id", "unstarted"), ("lang", "fr")], "").await;
+    let error = JsFuture::from(verdict(&el, &JsValue::UNDEFINED))
+        .await
+        .unwrap_err();
+    assert!(format!("{error:?}").contains("lang=\"fr\""), "{error:?}");
+    assert!(ours("unstarted").is_empty());
     host.remove();
 }
 

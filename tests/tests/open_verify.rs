@@ -5,6 +5,7 @@
 
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
@@ -17,10 +18,22 @@ export function dropBig(target, name, bytes) {
   data.items.add(new File([new Uint8Array(bytes)], name));
   target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
 }
+// Logs each lane-viewer-verdict that reaches `target`: [event, its detail as one line].
+export function logVerdicts(target, log) {
+  target.addEventListener("lane-viewer-verdict", (e) => log.push([e, verdictLine(e.detail)]));
+}
+export function verdictLine(d) {
+  return `${d.record} ${d.verdict} ${d.step} ${d.code}`;
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = dropBig)]
     fn drop_big(target: &web_sys::Element, name: &str, bytes: f64);
+    #[wasm_bindgen(js_name = logVerdicts)]
+    fn log_verdicts(target: &web_sys::Element, log: &js_sys::Array);
+    /// `record verdict step code`, with `null` for what is absent.
+    #[wasm_bindgen(js_name = verdictLine)]
+    fn verdict_line(detail: &JsValue) -> String;
 }
 
 fn panel(root: &web_sys::Element) -> web_sys::Element {
@@ -375,4 +388,116 @@ async fn a_file_that_could_not_be_read_takes_no_record_id() {
 
 fn failed_tab(root: &web_sys::Element) -> web_sys::Element {
     one(root, "[role=tab][data-opened-file=\"hand-written\"]")
+}
+
+/// The events logged by `log_verdicts`: (the event, its detail as a line).
+fn logged(log: &js_sys::Array) -> Vec<(web_sys::Event, String)> {
+    log.iter()
+        .map(|entry| {
+            let entry: js_sys::Array = entry.unchecked_into();
+            (
+                entry.get(0).unchecked_into(),
+                entry.get(1).as_string().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn each_record_read_has_one_verdict_told_by_an_event_and_a_promise() {
+    // Listening before mount: the host hears every verdict, the first ones too.
+    let host = host();
+    let log = js_sys::Array::new();
+    log_verdicts(&host, &log);
+    let opts = [("src", s("fixtures/mixed/index.json")), ("lang", s("en"))];
+    let viewer = try_mount(&host, &opts).await.expect("mount resolves");
+    let root = one(&host, "[data-lane-viewer]");
+    let ids: Vec<String> = all(&root, "[role=tab]")
+        .iter()
+        .map(|tab| attr(tab, "data-record-id").unwrap())
+        .collect();
+    let mut answers = Vec::new();
+    for id in &ids {
+        // A record never shown is replayed for its promise.
+        let detail = JsFuture::from(viewer.verdict(Some(id.clone())))
+            .await
+            .unwrap_or_else(|e| panic!("{id}: {e:?}"));
+        answers.push(verdict_line(&detail));
+    }
+    // The page shows the same: the tab's error code, or the panel's verification once shown.
+    let mut kinds = std::collections::BTreeSet::new();
+    for (id, answer) in ids.iter().zip(&answers) {
+        let tab = one(&root, &format!("[role=tab][data-record-id=\"{id}\"]"));
+        let expected = match attr(&tab, "data-tab-error") {
+            Some(code) => format!("{id} invalid null {code}"),
+            None => {
+                assert!(viewer.select(id));
+                let shown = verification(&root).unwrap();
+                format!("{id} {shown} null null")
+            }
+        };
+        assert_eq!(answer, &expected);
+        kinds.insert(answer.split(' ').nth(1).unwrap().to_owned());
+    }
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["invalid", "verified"],
+        "the fixture holds both: {answers:?}"
+    );
+    // Selecting every record again tells nothing new: one event per record read, from the
+    // viewer's root, bubbling and composed, with the promise's detail.
+    for id in &ids {
+        assert!(viewer.select(id));
+    }
+    let events = logged(&log);
+    let mut told: Vec<String> = events.iter().map(|(_, line)| line.clone()).collect();
+    told.sort();
+    let mut expected = answers.clone();
+    expected.sort();
+    assert_eq!(told, expected);
+    for (event, line) in &events {
+        assert_eq!(event.target(), Some(root.clone().into()), "{line}");
+        assert!(event.bubbles() && event.composed(), "{line}");
+    }
+    // The selected record's verdict, when no id is given.
+    let selected = viewer.selected().unwrap();
+    let detail = JsFuture::from(viewer.verdict(None)).await.unwrap();
+    assert!(verdict_line(&detail).starts_with(&format!("{selected} ")));
+
+    let error = JsFuture::from(viewer.verdict(Some("no-such-record".into())))
+        .await
+        .unwrap_err();
+    assert!(
+        format!("{error:?}").contains("no record \"no-such-record\""),
+        "{error:?}"
+    );
+    viewer.destroy();
+    let error = JsFuture::from(viewer.verdict(None)).await.unwrap_err();
+    assert!(format!("{error:?}").contains("destroyed"), "{error:?}");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn an_index_that_cannot_be_shown_is_one_verdict_with_no_record() {
+    let host = host();
+    let log = js_sys::Array::new();
+    log_verdicts(&host, &log);
+    let opts = [
+        ("src", s("fixtures/broken-index/index.json")),
+        ("lang", s("en")),
+    ];
+    let viewer = try_mount(&host, &opts).await.expect("mount resolves");
+    let codes = error_codes(&host);
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    let detail = JsFuture::from(viewer.verdict(None)).await.unwrap();
+    let line = format!("null invalid null {}", codes[0]);
+    assert_eq!(verdict_line(&detail), line);
+    let told: Vec<String> = logged(&log).into_iter().map(|(_, line)| line).collect();
+    assert_eq!(told, [line]);
+    let error = JsFuture::from(viewer.verdict(Some("busy-project".into())))
+        .await
+        .unwrap_err();
+    assert!(format!("{error:?}").contains(&codes[0]), "{error:?}");
+    viewer.destroy();
+    host.remove();
 }

@@ -5,12 +5,12 @@
 //! `T` is the file's text as the page keeps it (a JavaScript string in the viewer, shown as raw
 //! JSON and never read by the wasm again; anything in native tests).
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
 use project_lanes::record::{Record, ReplayMismatch, Text};
 
-use crate::error::LoadError;
+use crate::error::{LoadError, ViewerError};
 
 /// A record file that loaded, passed its hash check (if it has an index) and was read.
 pub struct Loaded<T> {
@@ -102,6 +102,8 @@ pub struct Entry<T> {
     /// one (a single record, one held in the page, a lone opened file) is still checked and
     /// replayed, and its panel says there was no hash to compare.
     pub hashed: bool,
+    /// The page was told its [`Verdict`] (the viewer's `lane-viewer-verdict`, once per entry).
+    pub verdict_told: Cell<bool>,
     /// What became of its file.
     pub content: Content<T>,
 }
@@ -120,6 +122,7 @@ impl<T> Entry<T> {
             opened: true,
             named_by_file: true,
             hashed: false,
+            verdict_told: Default::default(),
             content: Content::Failed(error),
         }
     }
@@ -127,6 +130,41 @@ impl<T> Entry<T> {
     /// Steps of its record (0 unless it loaded).
     pub fn steps(&self) -> usize {
         self.content.loaded().map_or(0, |l| l.record.steps.len())
+    }
+
+    /// How reading and replaying its record ended; `None` while its file loads or its replay
+    /// runs (or has not started: a record is replayed once shown, or once a page asks).
+    pub fn verdict(&self) -> Option<Verdict> {
+        match &self.content {
+            Content::Pending => None,
+            Content::Failed(error) => Some(Verdict::invalid(error.kind)),
+            Content::Loaded(loaded) => loaded.verification.borrow().verdict(),
+        }
+    }
+}
+
+/// How reading and replaying a record ended, as a page is told it (`lane-viewer-verdict`,
+/// `verdict()` on the viewer's handle and element).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// `verified`, `mismatch` or `invalid` (it breaks the format, or its file could not be
+    /// read: `code` says which).
+    pub verdict: &'static str,
+    /// The step (from 0, as `data-step`) where the record and the core part, when there is one.
+    pub step: Option<usize>,
+    /// The error code shown (`REPLAY_MISMATCH`, `INVALID_RECORD`, a loading error's); none
+    /// when verified.
+    pub code: Option<&'static str>,
+}
+
+impl Verdict {
+    /// A record whose file could not be shown, or an index or `src` that could not be.
+    pub fn invalid(kind: ViewerError) -> Verdict {
+        Verdict {
+            verdict: "invalid",
+            step: None,
+            code: Some(kind.code()),
+        }
     }
 }
 
@@ -152,6 +190,26 @@ impl Verification {
             Verification::Verified => "verified",
             Verification::Failed(ReplayMismatch::Invalid(_)) => "invalid",
             Verification::Failed(_) => "mismatch",
+        }
+    }
+
+    /// How the replay ended; `None` while it has not.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self {
+            Verification::NotStarted | Verification::Running(_) => None,
+            Verification::Verified => Some(Verdict {
+                verdict: "verified",
+                step: None,
+                code: None,
+            }),
+            Verification::Failed(ReplayMismatch::Invalid(_)) => {
+                Some(Verdict::invalid(ViewerError::InvalidRecord))
+            }
+            Verification::Failed(_) => Some(Verdict {
+                verdict: "mismatch",
+                step: self.mismatch_step(),
+                code: Some(ViewerError::ReplayMismatch.code()),
+            }),
         }
     }
 

@@ -242,6 +242,7 @@ fn a_record_without_an_untouched_project_says_nothing_of_one() {
             opened: false,
             named_by_file: false,
             hashed: true,
+            verdict_told: Default::default(),
             content: project_lanes_view::entry::Content::Pending,
         };
         let loaded = Loaded::new(record.clone(), ());

@@ -61,6 +61,13 @@ export function defineLaneViewer(loader) {
       return this.#ready;
     }
 
+    /** A promise of record `record`'s verdict (the selected record's when left out): the
+     * handle's verdict(), once the viewer is ready; rejects if it cannot start. */
+    async verdict(record) {
+      const viewer = await this.#ready;
+      return viewer.verdict(record ?? undefined);
+    }
+
     #fresh() {
       if (this.#ready && !this.#settled) return;
       this.#settled = false;
@@ -225,6 +232,12 @@ export function defineLaneViewer(loader) {
       box.className = "lane-viewer-live";
       box.hidden = true;
       this.#box = box;
+      // The viewer's verdicts are the element's: sent again from it, so the event's target is
+      // the element (the one below stops at the box).
+      box.addEventListener("lane-viewer-verdict", (event) => {
+        event.stopPropagation();
+        this.dispatchEvent(new CustomEvent(event.type, { bubbles: true, composed: true, detail: event.detail }));
+      });
       this.append(box);
       let viewer;
       const aborts = new AbortController();

@@ -16,7 +16,9 @@
 // until the live viewer is ready; the wasm starts only when the element comes near the viewport.
 // `element.viewer` is the handle mount() gives (null until ready), `element.ready` a promise of
 // it. `lane-viewer-select` and `lane-viewer-step` (bubbling CustomEvents, detail { record, step },
-// step from 0 as in data-step, null when none) let a page follow along.
+// step from 0 as in data-step, null when none) let a page follow along; `lane-viewer-verdict`
+// (detail { record, verdict, step, code }) comes once per record read, and `element.verdict(id)`
+// is a promise of it.
 //
 // This module is the element (element.js) with the loader that finds the wasm and the stylesheet
 // next to it. lane-viewer.standalone.js is the same element with the loader of standalone.js,

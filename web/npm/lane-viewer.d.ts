@@ -35,6 +35,12 @@ export interface Viewer {
   open_text(name: string, text: string): void;
   /** Resolves once every step of the selected record (a record of more than 500 steps: its listed window) is in the page. */
   settled(): Promise<void>;
+  /**
+   * How reading and replaying record `id` ended (the selected record's when left out), at once
+   * if known; a record never shown is replayed for it. Rejects when no record has the id, and
+   * when the viewer is destroyed first.
+   */
+  verdict(id?: string | null): Promise<LaneViewerVerdict>;
   /** Makes step n (from 0, as data-step counts) current; false, changing nothing, unless n is a step. */
   select_step(n: number): boolean;
   /** Compares record a with record b (ids); false (showing UNKNOWN_RECORD) if either is unknown. */
@@ -69,6 +75,18 @@ export interface LaneViewerEventDetail {
   step: number | null;
 }
 
+/** What `lane-viewer-verdict` carries and `verdict()` resolves with. */
+export interface LaneViewerVerdict {
+  /** The record's id; null when the index (or `src`) could not be shown at all. */
+  record: string | null;
+  /** Every step replayed as saved; the core answered otherwise; or the record breaks the format or could not be read. */
+  verdict: "verified" | "mismatch" | "invalid";
+  /** The step (from 0, as data-step counts) where a mismatch is, or null. */
+  step: number | null;
+  /** The error code shown (REPLAY_MISMATCH, INVALID_RECORD, HASH_MISMATCH, …), or null when verified. */
+  code: string | null;
+}
+
 /**
  * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
  * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
@@ -81,6 +99,8 @@ export interface LaneViewerElement extends HTMLElement {
   readonly viewer: Viewer | null;
   /** Resolves with the handle once the live viewer is shown; rejects if it cannot start. */
   readonly ready: Promise<Viewer>;
+  /** The handle's verdict(id) once the viewer is ready; rejects if it cannot start. */
+  verdict(id?: string | null): Promise<LaneViewerVerdict>;
 }
 
 /** The events `<lane-viewer>` dispatches (bubbling and composed). */
@@ -89,13 +109,15 @@ export interface LaneViewerEvents {
   "lane-viewer-select": CustomEvent<LaneViewerEventDetail>;
   /** Another step became current. */
   "lane-viewer-step": CustomEvent<LaneViewerEventDetail>;
+  /** A record's replay ended, or its file could not be shown: once per record read. */
+  "lane-viewer-verdict": CustomEvent<LaneViewerVerdict>;
 }
 
 declare global {
   interface HTMLElementTagNameMap {
     "lane-viewer": LaneViewerElement;
   }
-  /** The element's own events; both bubble, so any ancestor hears them. */
+  /** The element's own events; all bubble, so any ancestor hears them. */
   interface HTMLElementEventMap extends LaneViewerEvents {}
   interface DocumentEventMap extends LaneViewerEvents {}
   interface WindowEventMap extends LaneViewerEvents {}

@@ -26,6 +26,7 @@
 //! viewer.set_lang("en");
 //! viewer.select_step(4);        // the timeline's current step (from 0; `step=5` in the link);
 //!                               // `false` for anything but a whole number of a step
+//! const { verdict, step, code } = await viewer.verdict("stale-release"); // "verified", …
 //! viewer.destroy();
 //! ```
 //!
@@ -185,6 +186,17 @@ impl Viewer {
     /// `select` or `set_lang` return; small records are complete at once.
     pub fn settled(&self) -> js_sys::Promise {
         self.core.settled()
+    }
+
+    /// A promise of how reading and replaying record `id` ended (the selected record's when `id`
+    /// is left out): it resolves with `{ record, verdict, step, code }`, the detail of the
+    /// `lane-viewer-verdict` event (`verdict` is `"verified"`, `"mismatch"` or `"invalid"`;
+    /// `step` the step, from 0, where a mismatch is; `code` the error code shown), at once if
+    /// the verdict is known. A record never shown is replayed for it. With no record at all (the
+    /// index or `src` could not be shown) it resolves with `record: null` and that error's code.
+    /// It rejects when no record has the id, and when the viewer is destroyed first.
+    pub fn verdict(&self, id: Option<String>) -> js_sys::Promise {
+        self.core.verdict(id)
     }
 
     /// Makes step `n` (from 0, like `data-step`) the current step of the timeline: its card is

@@ -108,6 +108,7 @@ pub async fn load_listing(src: &str, reading: &Reading) -> Result<Listing, LoadE
                 opened: false,
                 named_by_file: false,
                 hashed: false,
+                verdict_told: Default::default(),
                 content: Content::Loaded(Rc::new(*loaded)),
             }))
         }
@@ -130,6 +131,7 @@ pub fn held(text: String, reading: &Reading) -> Result<Entry, LoadError> {
         opened: false,
         named_by_file: false,
         hashed: false,
+        verdict_told: Default::default(),
         content: Content::Loaded(Rc::new(loaded)),
     })
 }
@@ -159,6 +161,7 @@ pub fn pending(index_url: &str, records: &[IndexEntry]) -> Vec<Entry> {
             opened: false,
             named_by_file: false,
             hashed: true,
+            verdict_told: Default::default(),
             content: Content::Pending,
         })
         .collect()

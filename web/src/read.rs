@@ -561,6 +561,7 @@ fn opened(
         opened: true,
         named_by_file: false,
         hashed,
+        verdict_told: Default::default(),
         content: Content::from(content.map(Rc::new)),
     }
 }

@@ -29,6 +29,7 @@ fn record(id: &str, steps: usize) -> Entry<()> {
         opened: false,
         named_by_file: false,
         hashed: true,
+        verdict_told: Default::default(),
         content: Content::Loaded(Rc::new(Loaded::new(record, ()))),
     }
 }
@@ -441,4 +442,57 @@ fn a_comparison_waits_for_both_records_walks_its_differences_and_shows_a_side() 
     assert!(state.compare.is_none());
     let hash = state.link("", |v| v.to_string()).unwrap();
     assert!(!hash.contains("compare"), "{hash}");
+}
+
+/// What a page is told of `entry` after replaying all of it (`None`: not replayed).
+fn replayed(entry: &Entry<()>) -> Option<crate::entry::Verdict> {
+    use crate::entry::Verification;
+    let loaded = entry.content.loaded()?;
+    let outcome = project_lanes::record::Replay::new(&loaded.record)
+        .and_then(|mut replay| replay.run(&loaded.record, usize::MAX));
+    *loaded.verification.borrow_mut() = match outcome {
+        Ok(true) => Verification::Verified,
+        Ok(false) => Verification::Running(0),
+        Err(mismatch) => Verification::Failed(mismatch),
+    };
+    entry.verdict()
+}
+
+#[test]
+fn a_verdict_comes_once_the_file_is_read_and_replayed_with_its_step_and_code() {
+    assert_eq!(pending("a").verdict(), None, "still loading");
+    let fresh = record("a", 3);
+    assert_eq!(fresh.verdict(), None, "not replayed yet");
+    let verdict = replayed(&fresh).unwrap();
+    assert_eq!(
+        (verdict.verdict, verdict.step, verdict.code),
+        ("verified", None, None)
+    );
+
+    // Step 0's saved answer changed to step 1's refusal: the core answers otherwise there.
+    let tampered = record("b", 3);
+    let Content::Loaded(loaded) = &tampered.content else {
+        unreachable!()
+    };
+    let mut changed = loaded.record.clone();
+    changed.steps[0].result = changed.steps[1].result.clone();
+    let tampered = Entry {
+        content: Content::Loaded(Rc::new(Loaded::new(changed, ()))),
+        ..record("b", 3)
+    };
+    let verdict = replayed(&tampered).unwrap();
+    assert_eq!(
+        (verdict.verdict, verdict.step, verdict.code),
+        ("mismatch", Some(0), Some("REPLAY_MISMATCH"))
+    );
+
+    let failed = Entry::<()>::failed(
+        "x.json",
+        LoadError::new(ViewerError::HashMismatch, "sha256 differs"),
+    );
+    let verdict = failed.verdict().unwrap();
+    assert_eq!(
+        (verdict.verdict, verdict.step, verdict.code),
+        ("invalid", None, Some("HASH_MISMATCH"))
+    );
 }

@@ -12,6 +12,7 @@
 //! itself at any moment.
 
 mod events;
+mod verdicts;
 mod view;
 
 use std::cell::{Cell, RefCell};
@@ -45,6 +46,12 @@ pub struct Core {
     queue: RefCell<VecDeque<Call>>,
     /// What the handle's `settled()` returns: the panel's promise of its last step.
     settled: RefCell<Option<js_sys::Promise>>,
+    /// The verdicts told and the promises waiting for them (`verdicts.rs`).
+    verdicts: verdicts::LaneViewerVerdicts,
+    /// The page was told that the index (or `src`, or the inline record) could not be shown.
+    index_told: Cell<bool>,
+    /// Records a promise of a verdict waits for, to be replayed once read.
+    replay_wanted: RefCell<Vec<String>>,
     /// `destroy` was called (it takes effect on the page once the view is free).
     destroyed: Cell<bool>,
     /// Aborted by `destroy`: every fetch and read of the viewer stops.
@@ -79,12 +86,16 @@ impl Core {
         if follows_link {
             let _ = Reflect::set(&view.doc, &hash_owner_key(), &view.root);
         }
+        let verdicts = verdicts::LaneViewerVerdicts::new(&view.root);
         let aborts = web_sys::AbortController::new().expect_throw("no AbortController");
         let core = Rc::new_cyclic(|weak: &std::rc::Weak<Core>| Core {
             state: RefCell::new(State::new(lang, follows_link)),
             view: RefCell::new(view.with_core(weak.clone())),
             queue: RefCell::new(VecDeque::new()),
             settled: RefCell::new(None),
+            verdicts,
+            index_told: Cell::new(false),
+            replay_wanted: RefCell::default(),
             destroyed: Cell::new(false),
             reading: Reading {
                 max_bytes,
@@ -157,6 +168,7 @@ impl Core {
         }
         let (answer, changes) = transition(&mut self.state.borrow_mut());
         self.apply(view, changes);
+        self.tell_verdicts(view);
         answer
     }
 
@@ -223,6 +235,7 @@ impl Core {
         self.aborts.abort();
         self.call(|core, view| {
             view.destroy();
+            core.verdicts.fail(verdicts::DESTROYED);
             core.state.borrow_mut().clear();
             *core.settled.borrow_mut() = None;
             forget(core);

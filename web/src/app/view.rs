@@ -351,12 +351,7 @@ impl View {
             return None;
         };
         if let Some(loaded) = entry.content.loaded() {
-            let weak = self.core.clone();
-            verify::start(loaded, move |loaded| {
-                let Some(core) = weak.upgrade() else { return };
-                let loaded = loaded.clone();
-                core.call(move |core, view| view.refresh_verification(core, &loaded));
-            });
+            self.verify(loaded);
         }
         self.panel.remove_attribute("hidden").ok();
         attr(&self.panel, "aria-labelledby", &self.tab_id(state.selected));
@@ -502,6 +497,20 @@ impl View {
             None
         };
         find::show(&self.panel, state, (marks, edges));
+    }
+
+    /// Starts replaying `loaded` if it never was (at once, and the rest in the background); its
+    /// progress is shown while it is the record shown, and its verdict told when it ends.
+    pub(super) fn verify(&self, loaded: &Rc<Loaded>) {
+        let weak = self.core.clone();
+        verify::start(loaded, move |loaded| {
+            let Some(core) = weak.upgrade() else { return };
+            let loaded = loaded.clone();
+            core.call(move |core, view| {
+                view.refresh_verification(core, &loaded);
+                core.tell_verdicts(view);
+            });
+        });
     }
 
     /// Shows new verification progress or its result, if that record is the one shown.
