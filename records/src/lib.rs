@@ -81,6 +81,44 @@ pub fn records_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A committed record that a running system made, not a scenario: it lives in [`records_dir`]
+/// beside the generated ones, the guide embeds it from there, `cargo xtask dist` publishes it
+/// under `records/`, and `lane-records --check` replays it (it cannot be generated again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// File name in [`records_dir`], e.g. `chaos-run.jsonl`.
+    pub file: &'static str,
+    /// The command that made it (run in a clone); the record it writes, copied here, refreshes
+    /// the file.
+    pub made_by: &'static str,
+}
+
+/// The committed records made by a running system: the one place where the chaos run's record
+/// and the guide's chapter on it meet.
+pub const RECORDED: [Recorded; 1] = [Recorded {
+    file: "chaos-run.jsonl",
+    made_by: "cargo xtask chaos --secs 4 --workers 3 --pace 150 --seed 28",
+}];
+
+/// Replays the [`RECORDED`] files in `dir` (`lane-records --check` does, in [`records_dir`]):
+/// each one that does not replay, and why, as `lane-records replay` says it.
+pub fn check_recorded(dir: &Path) -> Vec<(Recorded, String)> {
+    let mut failed = Vec::new();
+    for recorded in RECORDED {
+        let path = dir.join(recorded.file);
+        let (report, _) =
+            replay_file_noting(&path, project_lanes::record::stream::DEFAULT_MAX_BYTES);
+        let why = match report {
+            ReplayReport::Matched(_) => continue,
+            ReplayReport::Unreadable(e) => format!("unreadable: {e} ({})", e.code()),
+            ReplayReport::Mismatch(m) => format!("MISMATCH at {}", describe_mismatch(&m)),
+            ReplayReport::StepMismatch(m) => format!("MISMATCH at {}", describe_step_mismatch(&m)),
+        };
+        failed.push((recorded, why));
+    }
+    failed
+}
+
 /// The folder of the bundled scenario files (`records/scenarios/`); their file names give the
 /// display order (`01-…`, `02-…`).
 pub fn scenarios_dir() -> PathBuf {

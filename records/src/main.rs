@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
-    INDEX_FILE, ReplayReport, compare, describe_mismatch, describe_step_mismatch, generate,
-    index_dir, records_dir, replay_file_noting, run_scenarios, scenarios_dir, write_files,
+    INDEX_FILE, RECORDED, ReplayReport, check_recorded, compare, describe_mismatch,
+    describe_step_mismatch, generate, index_dir, records_dir, replay_file_noting, run_scenarios,
+    scenarios_dir, write_files,
 };
 use project_lanes_view::i18n::Lang;
 
@@ -542,11 +543,21 @@ fn check(dir: &Path) -> ExitCode {
         Err(e) => return fail(&format!("a bundled scenario failed:\n{e}")),
     };
     let differences = compare(dir, &files);
-    if differences.is_empty() {
+    let unreplayed = check_recorded(dir);
+    for (recorded, why) in &unreplayed {
+        eprintln!(
+            "{}: {why}\nmake it again with `{}` and copy its record there",
+            dir.join(recorded.file).display(),
+            recorded.made_by
+        );
+    }
+    if differences.is_empty() && unreplayed.is_empty() {
         say!(
-            "records are up to date: {} files in {} match a fresh generation",
+            "records are up to date: {} files in {} match a fresh generation, and the records \
+             made by a running system ({}) replay",
             files.len(),
-            dir.display()
+            dir.display(),
+            RECORDED.len()
         );
         return ExitCode::SUCCESS;
     }
@@ -555,6 +566,13 @@ fn check(dir: &Path) -> ExitCode {
             "{} differs from a fresh generation:\n{}",
             difference.name, difference.diff
         );
+    }
+    if differences.is_empty() {
+        return fail(&format!(
+            "{} of {} recorded files do not replay on this core",
+            unreplayed.len(),
+            RECORDED.len()
+        ));
     }
     fail(&format!(
         "{} of {} record files are out of date; run `cargo run -p lane-records` and commit the result",

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use lane_records::{
-    INDEX_FILE, ReplayReport, compare, generate, parse_record, records_dir, replay_file,
-    sha256_hex, to_json,
+    INDEX_FILE, RECORDED, ReplayReport, check_recorded, compare, generate, parse_record,
+    records_dir, replay_file, sha256_hex, to_json,
 };
 use project_lanes::LaneError;
 use project_lanes::dispatch::ReservationState;
@@ -394,4 +394,34 @@ fn replay_file_reports_each_kind_of_outcome() {
     assert!(matches!(ok, ReplayReport::Matched(5)), "{ok:?}");
     let broken = replay_file(&temp_file("broken.json", b"{\"format\": "));
     assert!(matches!(broken, ReplayReport::Unreadable(_)));
+}
+
+#[test]
+fn records_made_by_a_running_system_replay_and_a_broken_one_is_named_with_its_maker() {
+    assert_eq!(check_recorded(&records_dir()), []);
+    let dir = tempfile::TempDir::new().unwrap();
+    let recorded = RECORDED[0];
+    let text = std::fs::read_to_string(records_dir().join(recorded.file)).unwrap();
+    // The first release the system accepted, answered as refused in the copy.
+    let accepted = "\"outcome\":\"failed\",\"result\":\"ok\"";
+    assert!(text.contains(accepted));
+    let edited = text.replacen(
+        accepted,
+        "\"outcome\":\"failed\",\"result\":\"LEASE_NOT_CURRENT\"",
+        1,
+    );
+    std::fs::write(dir.path().join(recorded.file), edited).unwrap();
+    let failed = check_recorded(dir.path());
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0, recorded);
+    assert!(
+        failed[0].1.starts_with("MISMATCH at step "),
+        "{}",
+        failed[0].1
+    );
+    assert!(recorded.made_by.starts_with("cargo xtask chaos "));
+
+    std::fs::remove_file(dir.path().join(recorded.file)).unwrap();
+    let failed = check_recorded(dir.path());
+    assert!(failed[0].1.starts_with("unreadable: "), "{}", failed[0].1);
 }

@@ -9,7 +9,8 @@ use crate::util::{Result, cargo, project_root, run, step};
 
 const USAGE: &str = "cargo xtask chaos [--secs N] [--seed S] [--workers W] [--pace MS]";
 
-/// Where the run writes its record (`chaos.jsonl`).
+/// Where the run writes its record (`chaos.jsonl`); the guide's own is committed in `records/`
+/// ([`lane_records::RECORDED`]).
 pub const OUT: &str = "target/chaos";
 
 /// `cargo xtask chaos …`: the options are `lanes-chaos run`'s, checked there.
@@ -55,5 +56,14 @@ pub fn run_chaos(root: &Path, profile: &str, options: &[&str]) -> Result<()> {
         .arg("--out")
         .arg(root.join(OUT))
         .args(options)
-        .current_dir(root))
+        .current_dir(root))?;
+    let ours =
+        |recorded: &&lane_records::Recorded| recorded.made_by.starts_with("cargo xtask chaos");
+    for recorded in lane_records::RECORDED.iter().filter(ours) {
+        println!(
+            "the guide's record records/{} comes from `{}`: copy its {OUT}/chaos.jsonl there",
+            recorded.file, recorded.made_by
+        );
+    }
+    Ok(())
 }

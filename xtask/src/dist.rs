@@ -8,7 +8,7 @@
 //!   lane-viewer.standalone.js                    (the same as one classic script, wasm inside)
 //!   offline.html                                 (records inside the page: works from file://)
 //!   pkg/lane_viewer.js pkg/lane_viewer_bg.wasm  (the viewer, built and bound)
-//!   records/index.json records/<id>.json         (the committed records)
+//!   records/index.json records/<id>.json         (the committed records, and chaos-run.jsonl)
 //!   guide/                                       (the project's guide, docs/ built with mdbook)
 //!   SHA256SUMS                                   (every file above)
 //! ```
@@ -308,7 +308,8 @@ pub fn standalone(
     ))
 }
 
-/// Copies `index.json` and the record files it lists (nothing else from `records/`).
+/// Copies `index.json`, the record files it lists and the records a running system made
+/// ([`lane_records::RECORDED`]); nothing else from `records/`.
 pub fn copy_records(from: &Path, to: &Path) -> Result<()> {
     let index_path = from.join(lane_records::INDEX_FILE);
     let text = std::fs::read(&index_path)
@@ -320,6 +321,9 @@ pub fn copy_records(from: &Path, to: &Path) -> Result<()> {
     copy(&index_path, &to.join(lane_records::INDEX_FILE))?;
     for entry in &index.records {
         copy(&from.join(&entry.file), &to.join(&entry.file))?;
+    }
+    for recorded in lane_records::RECORDED {
+        copy(&from.join(recorded.file), &to.join(recorded.file))?;
     }
     Ok(())
 }

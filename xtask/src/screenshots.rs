@@ -46,13 +46,13 @@ const SHOTS: [(&str, &str, usize, u32); 22] = [
     // A version 3 record from a real journal (the guide's chaos run).
     (
         "journal-en",
-        "index.html#src=guide/chaos.jsonl&lang=en",
+        "index.html#src=records/chaos-run.jsonl&lang=en",
         1,
         WINDOW.0,
     ),
     (
         "journal-ja",
-        "index.html#src=guide/chaos.jsonl&lang=ja",
+        "index.html#src=records/chaos-run.jsonl&lang=ja",
         1,
         WINDOW.0,
     ),
