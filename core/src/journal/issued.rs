@@ -2,7 +2,7 @@
 //! later step may name any of them again (a stale release, a cancel of a finished run), so
 //! every one issued is kept, as a few numbers, never as a view.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::Label;
 use crate::dispatch::ReservationId;
@@ -14,11 +14,12 @@ pub(super) struct Issued {
     /// Projects by index, and the index of each.
     projects: Vec<Label>,
     index: HashMap<Label, u32>,
-    /// Each project's lease handles: (generation, handle), sorted by generation.
-    handles: Vec<Vec<(u64, u64)>>,
+    /// Each project's lease handles, by generation.
+    handles: Vec<Keyed<u64>>,
     leases: u64,
-    /// Reservations: (system id, record id, project index), sorted by system id.
-    ids: Vec<(u64, u64, u32)>,
+    /// Reservations: (record id, project index) by system id.
+    ids: Keyed<(u64, u32)>,
+    reservations: u64,
 }
 
 impl Issued {
@@ -28,7 +29,7 @@ impl Issued {
         }
         let p = self.projects.len() as u32;
         self.projects.push(project.clone());
-        self.handles.push(Vec::new());
+        self.handles.push(Keyed::default());
         self.index.insert(project.clone(), p);
         p
     }
@@ -38,47 +39,33 @@ impl Issued {
     pub(super) fn issue_lease(&mut self, project: &Label, generation: u64) -> u64 {
         let handle = self.leases + 1;
         let p = self.project(project) as usize;
-        let handles = &mut self.handles[p];
-        match handles.binary_search_by_key(&generation, |&(g, _)| g) {
-            Ok(i) => handles[i].1 = handle,
-            Err(i) => {
-                handles.insert(i, (generation, handle));
-                self.leases += 1;
-            }
+        if self.handles[p].insert(generation, handle) {
+            self.leases += 1;
         }
         handle
     }
 
     /// The handle of `project`'s lease of `generation`, if one was issued.
     pub(super) fn lease(&self, project: &str, generation: u64) -> Option<u64> {
-        let handles = &self.handles[*self.index.get(project)? as usize];
-        let i = handles
-            .binary_search_by_key(&generation, |&(g, _)| g)
-            .ok()?;
-        Some(handles[i].1)
+        self.handles[*self.index.get(project)? as usize]
+            .get(generation)
+            .copied()
     }
 
     /// Issues the next record id to the system's reservation `system`, of `project` (one
     /// more than the reservations named so far; one named again takes it too).
     pub(super) fn issue_id(&mut self, system: ReservationId, project: &Label) -> ReservationId {
-        let record = self.ids.len() as u64 + 1;
+        let record = self.reservations + 1;
         let p = self.project(project);
-        let key = system.number();
-        // Enqueues come in about the order of the system's ids: the place is near the end.
-        match self.ids.binary_search_by_key(&key, |&(s, _, _)| s) {
-            Ok(i) => self.ids[i] = (key, record, p),
-            Err(i) => self.ids.insert(i, (key, record, p)),
+        if self.ids.insert(system.number(), (record, p)) {
+            self.reservations += 1;
         }
         ReservationId::from_number(record).unwrap_or_else(|| unreachable!("numbers start at 1"))
     }
 
     /// The record id of the system's reservation `system`, and its project, if one was issued.
     pub(super) fn id(&self, system: ReservationId) -> Option<(ReservationId, &Label)> {
-        let i = self
-            .ids
-            .binary_search_by_key(&system.number(), |&(s, _, _)| s)
-            .ok()?;
-        let (_, record, p) = self.ids[i];
+        let &(record, p) = self.ids.get(system.number())?;
         Some((
             ReservationId::from_number(record)?,
             self.projects.get(p as usize)?,
@@ -87,8 +74,56 @@ impl Issued {
 
     /// The system's id of the record's reservation `record` (a scan: for messages only).
     pub(super) fn system_id(&self, record: ReservationId) -> Option<ReservationId> {
-        let (system, _, _) = self.ids.iter().find(|&&(_, r, _)| r == record.number())?;
-        ReservationId::from_number(*system)
+        let system = self.ids.find(|&(r, _)| r == record.number())?;
+        ReservationId::from_number(system)
+    }
+}
+
+/// Values by number, for numbers that come mostly in increasing order (a sequence's ids, a
+/// project's generations): those in order are appended to a sorted list, 8 bytes and the
+/// value each; the few that come late go to a tree, so no order makes inserting slow.
+struct Keyed<V> {
+    sorted: Vec<(u64, V)>,
+    late: BTreeMap<u64, V>,
+}
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Keyed<V> {
+        Keyed {
+            sorted: Vec::new(),
+            late: BTreeMap::new(),
+        }
+    }
+}
+
+impl<V> Keyed<V> {
+    /// Sets `key`'s value; whether the key is new.
+    fn insert(&mut self, key: u64, value: V) -> bool {
+        if self.sorted.last().is_none_or(|&(last, _)| last < key) {
+            self.sorted.push((key, value));
+            return true;
+        }
+        if let Ok(i) = self.sorted.binary_search_by_key(&key, |&(k, _)| k) {
+            self.sorted[i].1 = value;
+            return false;
+        }
+        self.late.insert(key, value).is_none()
+    }
+
+    fn get(&self, key: u64) -> Option<&V> {
+        match self.sorted.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(i) => Some(&self.sorted[i].1),
+            Err(_) => self.late.get(&key),
+        }
+    }
+
+    /// The first key whose value fits.
+    fn find(&self, fits: impl Fn(&V) -> bool) -> Option<u64> {
+        self.sorted
+            .iter()
+            .find(|(_, v)| fits(v))
+            .map(|&(k, _)| k)
+            .or_else(|| self.late.iter().find(|(_, v)| fits(v)).map(|(&k, _)| k))
     }
 }
 
@@ -150,6 +185,21 @@ mod tests {
             assert_eq!(set.contains(id(n)), order.contains(&n), "{n}");
         }
         assert_eq!(set.ranges, [(1, 9), (19, 20)]);
+    }
+
+    #[test]
+    fn keyed_values_are_found_whatever_the_order_of_their_keys() {
+        let mut keyed = Keyed::default();
+        let keys = [5, 9, 3, 12, 9, 1, 40, 3];
+        let news: Vec<bool> = keys.iter().map(|&k| keyed.insert(k, k * 10)).collect();
+        assert_eq!(news, [true, true, true, true, false, true, true, false]);
+        for k in 0..45 {
+            assert_eq!(keyed.get(k), keys.contains(&k).then_some(&(k * 10)), "{k}");
+        }
+        assert_eq!(keyed.find(|&v| v == 30), Some(3));
+        assert_eq!(keyed.find(|&v| v == 7), None);
+        // Late keys never shift the sorted list.
+        assert_eq!(keyed.sorted.len(), 4);
     }
 
     #[test]
