@@ -66,8 +66,8 @@ pub struct Orphan {
     pub session_started: Option<SystemTime>,
 }
 
-pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
-    let rows = session.query(statements::RECOVER, &[&session.key])?;
+pub(crate) async fn recover(session: &Session) -> Result<Recovery, PgError> {
+    let rows = session.query(statements::RECOVER, &[&session.key]).await?;
     let mut recovery = Recovery::default();
     for row in rows {
         let marked = Marked {
@@ -87,8 +87,8 @@ pub(crate) fn recover(session: &Session) -> Result<Recovery, PgError> {
     Ok(recovery)
 }
 
-pub(crate) fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
-    let rows = session.query(statements::ORPHANS, &[])?;
+pub(crate) async fn orphans(session: &Session) -> Result<Vec<Orphan>, PgError> {
+    let rows = session.query(statements::ORPHANS, &[]).await?;
     rows.iter().map(orphan).collect()
 }
 
@@ -107,36 +107,19 @@ fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
 /// back changes nothing. A refusal rolls the transaction back before returning: a dropped
 /// transaction of this session's client would end only when the session is next used, holding
 /// the dispatcher lock meanwhile.
-pub(crate) fn resolve_orphan(session: &Session, project: &str) -> Result<Receipt, PgError> {
-    session.conn().run(async |c| {
-        let tx = c.transaction().await?;
-        let read = async {
-            let row = tx
-                .query_opt(statements::RESOLVE_ORPHAN, &[&project])
-                .await?
-                .ok_or(LaneError::LeaseNotCurrent)?;
-            let project = rows::label(project)?;
-            let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(&project))?;
-            Ok::<_, PgError>(Receipt {
-                run: rows::label(run)?,
-                outcome: Outcome::NeedsReview,
-                stop_requested: column(&row, 1, "stop request")?,
-                work_executed_here: false,
-                project,
-            })
-        }
-        .await;
-        match read {
-            Ok(receipt) => {
-                tx.commit().await?;
-                Ok(receipt)
-            }
-            Err(e) => {
-                // The refusal is the answer; a failed rollback ends the connection anyway.
-                let _ = tx.rollback().await;
-                Err(e)
-            }
-        }
+pub(crate) async fn resolve_orphan(session: &Session, project: &Label) -> Result<Receipt, PgError> {
+    // One statement: the database's constraint (an orphan has a holder) keeps the row whole.
+    let row = session
+        .query_opt(statements::RESOLVE_ORPHAN, &[&project.as_str()])
+        .await?
+        .ok_or(LaneError::LeaseNotCurrent)?;
+    let run = column::<Option<&str>>(&row, 0, "run")?.ok_or_else(|| no_holder(project))?;
+    Ok(Receipt {
+        run: rows::label(run)?,
+        outcome: Outcome::NeedsReview,
+        stop_requested: column(&row, 1, "stop request")?,
+        work_executed_here: false,
+        project: project.clone(),
     })
 }
 

@@ -27,11 +27,18 @@ pub struct Migration {
 }
 
 /// The migrations, in order. Never edit one that was released; add the next file and its entry.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    description: "lanes, queues, reservations and their journal",
-    sql: include_str!("../migrations/0001_schema.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "lanes, queues, reservations and their journal",
+        sql: include_str!("../migrations/0001_schema.sql"),
+    },
+    Migration {
+        version: 2,
+        description: "notifications for the tasks that wait for a lane or a job",
+        sql: include_str!("../migrations/0002_wake.sql"),
+    },
+];
 
 /// The newest schema version this crate knows: the number of migrations.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -153,7 +160,8 @@ fn schema_name_problem(name: &str) -> Option<String> {
 /// its owner; a role that may not gets `42501` with a message that says so.
 pub fn migrate(client: &mut Client, schema: &str) -> Result<i32, PgError> {
     check_name(schema)?;
-    migrate_with(client, schema)
+    // The blocking client answers each call before its future is polled again.
+    futures_executor::block_on(migrate_with(client, schema))
 }
 
 /// `CONFIG` unless `schema` is a [valid schema name](valid_schema_name), saying why.
@@ -164,34 +172,47 @@ pub(crate) fn check_name(schema: &str) -> Result<(), PgError> {
     }
 }
 
-/// What migrating needs from a connection: the `postgres` client's calls, so that [`migrate`]
-/// serves a caller's own client and the handles' connections alike.
+/// What migrating needs from a connection: the client's calls, so that [`migrate`] serves a
+/// caller's own blocking client and the handles' sessions alike.
 pub(crate) trait Sql {
-    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError>;
-    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError>;
-    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError>;
+    async fn query_one(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Row, PgError>;
+    async fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError>;
+    async fn batch_execute(&mut self, sql: &str) -> Result<(), PgError>;
 }
 
 impl Sql for Client {
-    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError> {
+    async fn query_one(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Row, PgError> {
         Ok(Client::query_one(self, sql, params)?)
     }
-    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
+    async fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
         Ok(Client::execute(self, sql, params)?)
     }
-    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
+    async fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
         Ok(Client::batch_execute(self, sql)?)
     }
 }
 
+/// [`read_version`] on a blocking client.
+pub(crate) fn read_version_now(client: &mut Client, schema: &str) -> Result<Found, PgError> {
+    futures_executor::block_on(read_version(client, schema))
+}
+
 /// [`migrate`], on a schema name already checked.
-pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, PgError> {
-    let found = read_version(client, schema)?;
+pub(crate) async fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, PgError> {
+    let found = read_version(client, schema).await?;
     if found == Found::At(SCHEMA_VERSION) {
         return Ok(SCHEMA_VERSION);
     }
     found.usable(schema)?;
-    apply(client, schema).map_err(|e| match e {
+    apply(client, schema).await.map_err(|e| match e {
         PgError::Database(code, message) if code == "42501" => PgError::Database(
             code,
             format!(
@@ -213,27 +234,127 @@ pub(crate) fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<i32, P
 }
 
 /// What the schema's version table says, read without a lock.
-pub(crate) fn read_version(client: &mut impl Sql, schema: &str) -> Result<Found, PgError> {
+pub(crate) async fn read_version(client: &mut impl Sql, schema: &str) -> Result<Found, PgError> {
     let table = format!("{schema}.lanes_schema_version");
     let exists: bool = client
-        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])?
+        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])
+        .await?
         .try_get(0)?;
     if !exists {
         return Ok(Found::Missing);
     }
-    version_in(client, &table)
+    check_version_table(client, schema).await?;
+    version_in(client, &table).await
+}
+
+/// `CONFIG` unless the schema's `lanes_schema_version` has the columns this crate gives it.
+async fn check_version_table(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    let columns: String = client
+        .query_one(
+            "SELECT coalesce(string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod),
+                                        ', ' ORDER BY a.attnum), '')
+             FROM pg_attribute a
+             JOIN pg_class c ON c.oid = a.attrelid
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = $1 AND c.relname = 'lanes_schema_version'
+               AND a.attnum > 0 AND NOT a.attisdropped",
+            &[&schema],
+        )
+        .await?
+        .try_get(0)?;
+    if columns.starts_with("version integer, description text") {
+        Ok(())
+    } else {
+        Err(PgError::Config(format!(
+            "schema {schema} already holds a relation lanes_schema_version that              project-lanes-pg did not make (its columns: {columns}); use another schema, or              move that one away"
+        )))
+    }
+}
+
+/// The relations and functions that the migrations after `current` create, by name: what must
+/// not exist yet in a schema they are about to be applied to.
+pub(crate) fn created_after(current: i32) -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut relations = Vec::new();
+    let mut functions = Vec::new();
+    for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+        for line in m.sql.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                [
+                    "CREATE",
+                    "TABLE" | "SEQUENCE" | "INDEX",
+                    "IF",
+                    "NOT",
+                    "EXISTS",
+                    name,
+                    ..,
+                ] => {
+                    relations.push(identifier(name));
+                }
+                ["CREATE", "OR", "REPLACE", "FUNCTION", name, ..] => {
+                    functions.push(identifier(name));
+                }
+                _ => {}
+            }
+        }
+    }
+    (relations, functions)
+}
+
+/// The identifier at the start of `word` (`lanes_claim(p_project` → `lanes_claim`).
+fn identifier(word: &str) -> &str {
+    word.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or(word)
+}
+
+/// `CONFIG` if `schema` already holds a relation or function that a migration after `current`
+/// is about to create: someone else's, which the migration would build on or replace. Checked
+/// inside the migration's transaction, before anything is created, so a refused schema is left
+/// as it was found.
+async fn check_nothing_foreign(
+    client: &mut impl Sql,
+    schema: &str,
+    current: i32,
+) -> Result<(), PgError> {
+    let (relations, functions) = created_after(current);
+    let found: String = client
+        .query_one(
+            "SELECT coalesce(string_agg(kind || ' ' || name, ', ' ORDER BY kind, name), '')
+             FROM (SELECT CASE c.relkind WHEN 'S' THEN 'sequence' WHEN 'i' THEN 'index'
+                                         WHEN 'v' THEN 'view' ELSE 'table' END AS kind,
+                          c.relname::text AS name
+                   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                   WHERE n.nspname = $1 AND c.relname = ANY($2)
+                   UNION
+                   SELECT 'function', p.proname::text
+                   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                   WHERE n.nspname = $1 AND p.proname = ANY($3)) AS foreign_objects",
+            &[&schema, &relations, &functions],
+        )
+        .await?
+        .try_get(0)?;
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(PgError::Config(format!(
+            "schema {schema} already holds objects that project-lanes-pg did not make but would              create ({found}); nothing was changed: use another schema, or move them away"
+        )))
+    }
 }
 
 /// The version `table` records.
-fn version_in(client: &mut impl Sql, table: &str) -> Result<Found, PgError> {
-    let row = client.query_one(
-        &format!(
-            "SELECT coalesce(max(version), 0),
+async fn version_in(client: &mut impl Sql, table: &str) -> Result<Found, PgError> {
+    let row = client
+        .query_one(
+            &format!(
+                "SELECT coalesce(max(version), 0),
                     coalesce(bool_or(version = 1 AND description = $1), false)
              FROM {table}"
-        ),
-        &[&pre_release::FIRST],
-    )?;
+            ),
+            &[&pre_release::FIRST],
+        )
+        .await?;
     let version = row.try_get(0)?;
     Ok(if row.try_get(1)? {
         Found::PreRelease(version)
@@ -243,33 +364,43 @@ fn version_in(client: &mut impl Sql, table: &str) -> Result<Found, PgError> {
 }
 
 /// The migrations the schema lacks, in one transaction under the schema's advisory lock.
-fn apply(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
-    client.batch_execute("BEGIN")?;
-    match apply_in_transaction(client, schema) {
-        Ok(()) => client.batch_execute("COMMIT"),
+async fn apply(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client.batch_execute("BEGIN").await?;
+    match apply_in_transaction(client, schema).await {
+        Ok(()) => client.batch_execute("COMMIT").await,
         Err(e) => {
             // The error is what matters; a connection too broken to roll back is closed anyway.
-            let _ = client.batch_execute("ROLLBACK");
+            let _ = client.batch_execute("ROLLBACK").await;
             Err(e)
         }
     }
 }
 
-fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
-    client.execute(
-        "SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg migrate ' || $1::text))",
-        &[&schema],
-    )?;
-    client.batch_execute(&format!(
-        "CREATE SCHEMA IF NOT EXISTS {schema};
+async fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgError> {
+    client
+        .execute(
+            "SELECT pg_advisory_xact_lock(hashtext('project-lanes-pg migrate ' || $1::text))",
+            &[&schema],
+        )
+        .await?;
+    match read_version(client, schema).await? {
+        Found::At(current) => check_nothing_foreign(client, schema, current).await?,
+        Found::Missing => check_nothing_foreign(client, schema, 0).await?,
+        // Its tables are this release's baseline's, which runs again over them.
+        Found::PreRelease(_) => {}
+    }
+    client
+        .batch_execute(&format!(
+            "CREATE SCHEMA IF NOT EXISTS {schema};
          SET LOCAL search_path TO {schema};
          CREATE TABLE IF NOT EXISTS lanes_schema_version (
              version integer PRIMARY KEY,
              description text NOT NULL,
              applied_at timestamptz NOT NULL DEFAULT now()
          );"
-    ))?;
-    let found = version_in(client, "lanes_schema_version")?;
+        ))
+        .await?;
+    let found = version_in(client, "lanes_schema_version").await?;
     found.usable(schema)?;
     let current = match found {
         Found::At(v) => v,
@@ -278,17 +409,21 @@ fn apply_in_transaction(client: &mut impl Sql, schema: &str) -> Result<(), PgErr
             // Its tables are the baseline's, which is idempotent over them: with the functions
             // it does not define dropped and the version table emptied, the baseline runs again,
             // replacing every function, and starts this release's numbering.
-            client.batch_execute(pre_release::DROP)?;
-            client.batch_execute("DELETE FROM lanes_schema_version")?;
+            client.batch_execute(pre_release::DROP).await?;
+            client
+                .batch_execute("DELETE FROM lanes_schema_version")
+                .await?;
             0
         }
     };
     for m in MIGRATIONS.iter().filter(|m| m.version > current) {
-        client.batch_execute(m.sql)?;
-        client.execute(
-            "INSERT INTO lanes_schema_version (version, description) VALUES ($1, $2)",
-            &[&m.version, &m.description],
-        )?;
+        client.batch_execute(m.sql).await?;
+        client
+            .execute(
+                "INSERT INTO lanes_schema_version (version, description) VALUES ($1, $2)",
+                &[&m.version, &m.description],
+            )
+            .await?;
     }
     Ok(())
 }
@@ -313,6 +448,28 @@ mod tests {
             .collect();
         files.sort();
         files
+    }
+
+    #[test]
+    fn the_names_the_migrations_create_are_read_from_their_sql() {
+        let (relations, functions) = created_after(0);
+        for table in [
+            "lanes",
+            "lanes_journal",
+            "lanes_identity",
+            "reservations",
+            "queues",
+        ] {
+            assert!(relations.contains(&table), "{table} in {relations:?}");
+        }
+        assert!(relations.contains(&"lanes_journal_seq"), "{relations:?}");
+        assert!(relations.contains(&"reservations_queued"), "{relations:?}");
+        assert!(functions.contains(&"lanes_claim"), "{functions:?}");
+        assert!(
+            !relations.contains(&"lanes_schema_version"),
+            "made before the check"
+        );
+        assert_eq!(created_after(SCHEMA_VERSION), (vec![], vec![]));
     }
 
     #[test]

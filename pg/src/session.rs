@@ -1,14 +1,17 @@
-//! One database session: its connection, driven on a runtime of its own under the handle's time
-//! limit, and its identity for recovery.
+//! One database session: its connection, shared by every task of a handle (tokio-postgres
+//! pipelines their statements), each wait bounded by the handle's time limit, and its identity
+//! for recovery.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::future::{Future, poll_fn};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use postgres::types::ToSql;
 use postgres::{Row, Statement};
-use tokio::runtime::Runtime;
+use tokio::sync::{OnceCell, broadcast};
 use tokio::task::JoinHandle;
-use tokio_postgres::{Client, ToStatement};
+use tokio_postgres::{AsyncMessage, Client, ToStatement};
 
 use crate::config::GRACE;
 use crate::schema::{self, Sql};
@@ -17,9 +20,15 @@ use crate::{PgConfig, PgError};
 
 /// A connected session on one schema.
 pub(crate) struct Session {
-    conn: Mutex<Conn>,
+    client: Client,
+    /// The task that drives the connection: aborted when the session is given up.
+    driver: Mutex<Option<JoinHandle<()>>>,
+    /// Set once the session was given up: every later call fails at once.
+    gone: AtomicBool,
+    /// How long to wait for any answer: the time limit plus [`GRACE`].
+    patience: Option<Duration>,
     /// The schema's identity (`lanes_identity`): leases of other schemas are not current here.
-    pub(crate) lanes_id: String,
+    pub(crate) lanes_id: Arc<str>,
     /// This session's backend pid and start time, recorded on every lane it takes.
     pub(crate) pid: i32,
     pub(crate) started: SystemTime,
@@ -27,156 +36,176 @@ pub(crate) struct Session {
     /// on every lane it takes: recovery takes a holder for dead once nobody holds its key.
     pub(crate) key: i64,
     pub(crate) schema: String,
-}
-
-/// The connection: `tokio-postgres` on a current-thread runtime of its own, which runs the
-/// connection's task only while an operation waits for it (as the `postgres` crate does), so
-/// every wait can be given a deadline.
-pub(crate) struct Conn {
-    runtime: Runtime,
-    /// `None` once given up.
-    client: Option<Client>,
-    driver: Option<JoinHandle<()>>,
-    /// How long to wait for any answer: the time limit plus [`GRACE`].
-    patience: Option<Duration>,
+    /// The payloads of the notifications the session receives (`free:PROJECT`,
+    /// `queued:QUEUE`), for the tasks that wait on them.
+    wake: broadcast::Sender<Arc<str>>,
+    /// Whether `LISTEN` was sent (once, by the first task that waits).
+    listening: OnceCell<()>,
 }
 
 impl Session {
     /// Connects, applies missing migrations, pins the session to the schema, takes its lock.
-    pub(crate) fn connect(config: &PgConfig) -> Result<Session, PgError> {
+    /// The connection is driven by a task on the current tokio runtime.
+    pub(crate) async fn connect(config: &PgConfig) -> Result<Session, PgError> {
         let schema = config.schema.as_str();
         schema::check_name(schema)?;
         let limit = config.limit()?;
         let actor = config.actor_name()?;
-        let mut conn = Conn::open(config, limit)?;
-        schema::migrate_with(&mut conn, schema)?;
-        let timeout = limit.map_or_else(String::new, |l| format!("{}ms", l.as_millis()));
-        let setup = conn.run(async |c| {
-            c.execute(statements::SESSION_SETTINGS, &[&schema, &timeout, &actor])
-                .await?;
-            // A random key for this session's lock; a live session holding the same key (a
-            // chance of one in 2^64 per pair) only means drawing another.
-            loop {
-                let row = c.query_one(statements::SESSION_IDENTITY, &[]).await?;
-                if row.try_get::<_, bool>(4)? {
-                    return Ok(row);
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+            PgError::Config(
+                "the async handles (AsyncPgLanes, AsyncPgDispatcher) run on a tokio runtime: \
+                 connect them from a task of one, or use PgLanes / PgDispatcher, which bring \
+                 their own"
+                    .into(),
+            )
+        })?;
+        let (pg, tls) = config.connector()?;
+        let patience = limit.map(|limit| limit + GRACE);
+        let (client, mut connection) = bounded(patience, pg.connect(tls)).await?;
+        let (wake, _) = broadcast::channel(1024);
+        let notify = wake.clone();
+        let driver = runtime.spawn(async move {
+            // Its end (an error, or the client gone) is seen by the client's next call.
+            while let Some(Ok(message)) = poll_fn(|cx| connection.poll_message(cx)).await {
+                if let AsyncMessage::Notification(n) = message {
+                    // No task waiting is no one to wake.
+                    let _ = notify.send(Arc::from(n.payload()));
                 }
             }
         });
-        let row = setup?;
-        Ok(Session {
-            lanes_id: row.try_get(0)?,
-            pid: row.try_get(1)?,
-            started: row.try_get(2)?,
-            key: row.try_get(3)?,
+        let mut session = Session {
+            client,
+            driver: Mutex::new(Some(driver)),
+            gone: AtomicBool::new(false),
+            patience,
+            lanes_id: Arc::from(""),
+            pid: 0,
+            started: SystemTime::UNIX_EPOCH,
+            key: 0,
             schema: schema.to_owned(),
-            conn: Mutex::new(conn),
-        })
+            wake,
+            listening: OnceCell::new(),
+        };
+        schema::migrate_with(&mut &session, schema).await?;
+        let timeout = limit.map_or_else(String::new, |l| format!("{}ms", l.as_millis()));
+        session
+            .run(
+                session
+                    .client
+                    .execute(statements::SESSION_SETTINGS, &[&schema, &timeout, &actor]),
+            )
+            .await?;
+        // A random key for this session's lock; a live session holding the same key (a chance
+        // of one in 2^64 per pair) only means drawing another.
+        let row = loop {
+            let row = session
+                .run(session.client.query_one(statements::SESSION_IDENTITY, &[]))
+                .await?;
+            if row.try_get::<_, bool>(4)? {
+                break row;
+            }
+        };
+        session.lanes_id = Arc::from(row.try_get::<_, &str>(0)?);
+        session.pid = row.try_get(1)?;
+        session.started = row.try_get(2)?;
+        session.key = row.try_get(3)?;
+        Ok(session)
     }
 
-    /// The connection, for one operation at a time.
-    pub(crate) fn conn(&self) -> MutexGuard<'_, Conn> {
-        // No code that can panic runs while the connection is locked.
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Awaits `work`, giving the server up (closing the connection) once the patience is spent.
+    async fn run<T>(
+        &self,
+        work: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T, PgError> {
+        if self.gone.load(Ordering::Acquire) {
+            return Err(closed());
+        }
+        let Some(patience) = self.patience else {
+            return Ok(work.await?);
+        };
+        match tokio::time::timeout(patience, work).await {
+            Ok(answered) => Ok(answered?),
+            Err(_) => {
+                self.give_up();
+                Err(PgError::no_answer(patience))
+            }
+        }
     }
 
-    pub(crate) fn prepare(&self, sql: &str) -> Result<Statement, PgError> {
-        self.conn().run(async |c| Ok(c.prepare(sql).await?))
+    /// Closes the connection: every call fails from now on, and the server ends the session,
+    /// which frees its lock, so recovery may take its lanes for dead.
+    pub(crate) fn give_up(&self) {
+        self.gone.store(true, Ordering::Release);
+        if let Some(driver) = self
+            .driver
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            driver.abort();
+        }
     }
 
-    pub(crate) fn query<T: ?Sized + ToStatement + Sync>(
+    /// The task driving the connection, to wait for its goodbye once the client is dropped.
+    pub(crate) fn take_driver(&self) -> Option<JoinHandle<()>> {
+        self.driver
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    pub(crate) async fn prepare(&self, sql: &str) -> Result<Statement, PgError> {
+        self.run(self.client.prepare(sql)).await
+    }
+
+    pub(crate) async fn query<T: ?Sized + ToStatement + Sync>(
         &self,
         statement: &T,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Vec<Row>, PgError> {
-        self.conn()
-            .run(async |c| Ok(c.query(statement, params).await?))
+        self.run(self.client.query(statement, params)).await
     }
 
-    pub(crate) fn query_one<T: ?Sized + ToStatement + Sync>(
+    pub(crate) async fn query_one<T: ?Sized + ToStatement + Sync>(
         &self,
         statement: &T,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Row, PgError> {
-        self.conn()
-            .run(async |c| Ok(c.query_one(statement, params).await?))
+        self.run(self.client.query_one(statement, params)).await
     }
 
-    pub(crate) fn query_opt<T: ?Sized + ToStatement + Sync>(
+    pub(crate) async fn query_opt<T: ?Sized + ToStatement + Sync>(
         &self,
         statement: &T,
         params: &[&(dyn ToSql + Sync)],
     ) -> Result<Option<Row>, PgError> {
-        self.conn()
-            .run(async |c| Ok(c.query_opt(statement, params).await?))
+        self.run(self.client.query_opt(statement, params)).await
+    }
+
+    /// The notifications of this schema from now on; the first call sends `LISTEN`.
+    pub(crate) async fn listen(&self) -> Result<broadcast::Receiver<Arc<str>>, PgError> {
+        let receiver = self.wake.subscribe();
+        self.listening
+            .get_or_try_init(|| async {
+                let listen = format!("LISTEN {}", self.schema);
+                self.run(self.client.batch_execute(&listen)).await
+            })
+            .await?;
+        Ok(receiver)
     }
 }
 
-impl Conn {
-    fn open(config: &PgConfig, limit: Option<Duration>) -> Result<Conn, PgError> {
-        let (config, tls) = config.connector()?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| {
-                PgError::Database("08000".into(), format!("cannot start a runtime: {e}"))
-            })?;
-        let patience = limit.map(|limit| limit + GRACE);
-        let connected = runtime.block_on(async {
-            match patience {
-                Some(patience) => tokio::time::timeout(patience, config.connect(tls))
-                    .await
-                    .map_err(|_| PgError::no_answer(patience))?,
-                None => config.connect(tls).await,
-            }
-            .map_err(PgError::from)
-        });
-        let (client, connection) = connected?;
-        let driver = runtime.spawn(async move {
-            // Its end (an error, or the client gone) is seen by the client's next call.
-            let _ = connection.await;
-        });
-        Ok(Conn {
-            runtime,
-            client: Some(client),
-            driver: Some(driver),
-            patience,
-        })
-    }
-
-    /// Runs `work` on the client, giving the server up (closing the connection) once the
-    /// patience is spent.
-    pub(crate) fn run<T>(
-        &mut self,
-        work: impl AsyncFnOnce(&mut Client) -> Result<T, PgError>,
-    ) -> Result<T, PgError> {
-        let Conn {
-            runtime,
-            client,
-            driver,
-            patience,
-        } = self;
-        let Some(client) = client.as_mut() else {
-            return Err(closed());
-        };
-        let Some(patience) = *patience else {
-            return runtime.block_on(work(client));
-        };
-        let answered =
-            runtime.block_on(async { tokio::time::timeout(patience, work(client)).await });
-        match answered {
-            Ok(result) => result,
-            Err(_) => {
-                // Dropping the connection's task closes its socket; the client then fails
-                // every later call.
-                if let Some(driver) = driver.take() {
-                    driver.abort();
-                    let _ = runtime.block_on(driver);
-                }
-                self.client = None;
-                Err(PgError::no_answer(patience))
-            }
-        }
+/// `work`, or `no_answer` once `patience` is spent.
+async fn bounded<T>(
+    patience: Option<Duration>,
+    work: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, PgError> {
+    match patience {
+        Some(patience) => match tokio::time::timeout(patience, work).await {
+            Ok(answered) => Ok(answered?),
+            Err(_) => Err(PgError::no_answer(patience)),
+        },
+        None => Ok(work.await?),
     }
 }
 
@@ -184,27 +213,18 @@ fn closed() -> PgError {
     PgError::Database("08006".into(), "the connection is closed".into())
 }
 
-impl Drop for Conn {
-    fn drop(&mut self) {
-        // Without its client the connection says goodbye to the server and ends; a server that
-        // does not take it is not waited for long.
-        self.client = None;
-        if let Some(driver) = self.driver.take() {
-            let _ = self
-                .runtime
-                .block_on(async { tokio::time::timeout(Duration::from_secs(1), driver).await });
-        }
+impl Sql for &Session {
+    async fn query_one(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Row, PgError> {
+        self.run(self.client.query_one(sql, params)).await
     }
-}
-
-impl Sql for Conn {
-    fn query_one(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row, PgError> {
-        self.run(async |c| Ok(c.query_one(sql, params).await?))
+    async fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
+        self.run(self.client.execute(sql, params)).await
     }
-    fn execute(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, PgError> {
-        self.run(async |c| Ok(c.execute(sql, params).await?))
-    }
-    fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
-        self.run(async |c| Ok(c.batch_execute(sql).await?))
+    async fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
+        self.run(self.client.batch_execute(sql)).await
     }
 }

@@ -5,6 +5,7 @@
 use postgres::Statement;
 
 use crate::PgError;
+use crate::session::Session;
 
 /// A direct claim (`lanes_claim`): the lane if it is idle and unblocked, with a new generation
 /// and token; journaled with its answer (`PROJECT_BUSY` when no row comes back), after a
@@ -57,6 +58,21 @@ pub(crate) const ORPHANS: &str = "
 /// An orphaned lane freed (`lanes_resolve_orphan`); returns the dead holder's run and the stop
 /// request. Journaled as what it is in the core's terms: a release of the dead holder's lease
 /// with `needs_review`.
+/// A task waits for the held lane of `$1`: its release notifies (`0002_wake.sql`). No row if the
+/// lane is free (or missing) by now.
+pub(crate) const MARK_WAITED: &str = "
+    UPDATE lanes SET waited = true
+    WHERE project = $1 AND (run IS NOT NULL OR blocked_by IS NOT NULL)
+    RETURNING 1";
+
+/// A task waits for a job in queue `$1`: the next job queued there notifies, and so does the
+/// freeing of any lane a queued job of it waits for.
+pub(crate) const MARK_QUEUE_WAITED: &str = "
+    WITH queue AS (UPDATE queues SET waited = true WHERE name = $1 AND NOT waited)
+    UPDATE lanes SET waited = true
+    WHERE NOT waited AND (run IS NOT NULL OR blocked_by IS NOT NULL)
+      AND project IN (SELECT project FROM reservations WHERE queue = $1 AND state = 'queued')";
+
 pub(crate) const RESOLVE_ORPHAN: &str = "SELECT * FROM lanes_resolve_orphan($1)";
 
 /// A new session pinned to its schema (`$1`), with the server's statement timeout (`$2`, empty
@@ -85,14 +101,12 @@ pub(crate) struct LaneStatements {
 }
 
 impl LaneStatements {
-    pub(crate) fn prepare(
-        mut prepare: impl FnMut(&str) -> Result<Statement, PgError>,
-    ) -> Result<LaneStatements, PgError> {
+    pub(crate) async fn prepare(session: &Session) -> Result<LaneStatements, PgError> {
         Ok(LaneStatements {
-            claim: prepare(CLAIM)?,
-            release: prepare(RELEASE)?,
-            stop: prepare(STOP)?,
-            view: prepare(VIEW)?,
+            claim: session.prepare(CLAIM).await?,
+            release: session.prepare(RELEASE).await?,
+            stop: session.prepare(STOP).await?,
+            view: session.prepare(VIEW).await?,
         })
     }
 }
@@ -111,18 +125,22 @@ pub(crate) struct QueueStatements {
 }
 
 impl QueueStatements {
-    pub(crate) fn prepare(
-        mut prepare: impl FnMut(&str) -> Result<Statement, PgError>,
-    ) -> Result<QueueStatements, PgError> {
+    pub(crate) async fn prepare(session: &Session) -> Result<QueueStatements, PgError> {
         Ok(QueueStatements {
-            enqueue: prepare(ENQUEUE)?,
-            dispatch: prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")?,
-            finish: prepare("SELECT * FROM lanes_finish($1, $2)")?,
-            persisted: prepare("SELECT * FROM lanes_persisted($1, $2)")?,
-            cancel: prepare(CANCEL)?,
-            resolve: prepare("SELECT lanes_resolve($1)")?,
-            reservation: prepare(RESERVATION)?,
-            view: prepare(VIEW)?,
+            enqueue: session.prepare(ENQUEUE).await?,
+            dispatch: session
+                .prepare("SELECT * FROM lanes_dispatch($1, $2, $3, $4)")
+                .await?,
+            finish: session
+                .prepare("SELECT * FROM lanes_finish($1, $2)")
+                .await?,
+            persisted: session
+                .prepare("SELECT * FROM lanes_persisted($1, $2)")
+                .await?,
+            cancel: session.prepare(CANCEL).await?,
+            resolve: session.prepare("SELECT lanes_resolve($1)").await?,
+            reservation: session.prepare(RESERVATION).await?,
+            view: session.prepare(VIEW).await?,
         })
     }
 }

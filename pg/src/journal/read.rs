@@ -74,7 +74,7 @@ pub(crate) fn check_exists(client: &mut Client, schema: &str) -> Result<(), Jour
 /// The schema exists, keeps a journal, and is not newer than this crate.
 fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> {
     check_exists(client, schema)?;
-    let found = schema::read_version(client, schema)?;
+    let found = schema::read_version_now(client, schema)?;
     if let Found::At(version) = found {
         if version > SCHEMA_VERSION {
             return Err(JournalError::Schema(format!(
