@@ -9,9 +9,15 @@
 //!    statement, on the same table), at 1 and 8 connections on distinct projects;
 //!    windows alternate, medians of [`ROUNDS`] (target: journaled ≥ 0.8× without).
 //! 3. Pairs per second with 1, 2, 4 and 8 connections on distinct projects.
-//! 4. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
+//! 4. One async session against blocking connections: claim+release pairs per second through
+//!    one `AsyncPgLanes` shared by 1, 16, 64 and 256 tasks (each on its own project), against
+//!    `PgLanes` with 1, 2, 4 and 8 connections, and the SQL floor (the same two function calls
+//!    on one plain blocking connection); over the Unix socket, and over TCP with TLS
+//!    (verify-full) when `LANES_PG_TLS_URL` is set (the throwaway cluster has no plaintext TCP).
+//!    Target: the async session at 64 tasks ≥ 4× one blocking connection.
+//! 5. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
 //!    workers, each on its own connection.
-//! 5. A whole journal of 1,000,000 and of 3,000,000 rows (lane and dispatcher operations over
+//! 6. A whole journal of 1,000,000 and of 3,000,000 rows (lane and dispatcher operations over
 //!    1,000 projects and 20 queues, written by SQL in the rows' own shape): `lanes-pg export`
 //!    and `lanes-pg audit` of it, their times and peak memory (the process's maximum resident
 //!    set), and the record's bytes per row.
@@ -23,7 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use postgres::{Client, NoTls};
 use project_lanes::Outcome;
-use project_lanes_pg::{PgDispatcher, PgLanes};
+use project_lanes_pg::{AsyncPgLanes, PgDispatcher, PgLanes};
 
 fn url() -> String {
     std::env::var("LANES_PG_URL").expect(
@@ -53,10 +59,11 @@ fn main() {
     let url = url();
     // `cargo bench` passes `--bench`; any other argument chooses benchmarks by name.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    let benches: [Bench; 5] = [
+    let benches: [Bench; 6] = [
         ("pair", pair_against_floor),
         ("journal_cost", journal_cost),
         ("scaling", scaling),
+        ("async_session", async_sessions),
         ("dispatcher", dispatcher),
         ("whole_journal", whole_journal),
     ];
@@ -219,6 +226,122 @@ fn scaling(url: &str) {
             rate / base
         );
     }
+}
+
+/// [`async_session`] over the Unix socket, then over TCP with TLS if the cluster offers it.
+fn async_sessions(url: &str) {
+    async_session(url, "Unix socket");
+    if let (Ok(tls), Ok(dir)) = (
+        std::env::var("LANES_PG_TLS_URL"),
+        std::env::var("LANES_PG_TLS_DIR"),
+    ) {
+        let tls = format!("{tls} sslmode=verify-full sslrootcert={dir}/ca.pem");
+        async_session(&tls, "TCP + TLS verify-full");
+    }
+}
+
+fn async_session(url: &str, transport: &str) {
+    let window = Duration::from_secs(2);
+    let schema = schema("async");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let lanes = runtime
+        .block_on(AsyncPgLanes::connect(url, &schema))
+        .unwrap();
+    let mut floor = vec![floor_client(&schema)];
+    let started = SystemTime::now();
+    let floor_rate = rate(
+        &mut floor,
+        window,
+        |(client, claim, release, pid), project| {
+            let row = client
+                .query_one(&*claim, &[&project, &"bench", &*pid, &started, &0i64])
+                .unwrap();
+            let token: String = row.get(1);
+            let generation: i64 = row.get(0);
+            client
+                .query_one(
+                    &*release,
+                    &[&project, &token, &"bench", &generation, &"succeeded"],
+                )
+                .unwrap();
+        },
+    );
+    println!(
+        "{transport}: SQL floor (the same two calls on one plain connection over the Unix \
+         socket): {floor_rate:.0} pairs/s"
+    );
+    let mut one = 0.0;
+    for connections in [1, 2, 4, 8] {
+        let mut handles: Vec<PgLanes> = (0..connections)
+            .map(|_| PgLanes::connect(url, &schema).unwrap())
+            .collect();
+        let rate = rate(&mut handles, window, claim_release);
+        if connections == 1 {
+            one = rate;
+        }
+        println!(
+            "{transport}: PgLanes, {connections} connection(s): {rate:.0} pairs/s ({:.2}× one)",
+            rate / one
+        );
+    }
+    for tasks in [1, 16, 64, 256] {
+        let rate = runtime.block_on(async_rate(&lanes, tasks, window));
+        println!(
+            "{transport}: one AsyncPgLanes, {tasks} task(s): {rate:.0} pairs/s ({:.2}× one \
+             blocking connection{})",
+            rate / one,
+            if tasks == 64 { "; target ≥ 4×" } else { "" }
+        );
+    }
+}
+
+/// A plain blocking connection to `schema` over the Unix socket, with the handle's claim and
+/// release statements.
+fn floor_client(schema: &str) -> (Client, postgres::Statement, postgres::Statement, i32) {
+    let mut client = Client::connect(&url(), NoTls).unwrap();
+    client
+        .batch_execute(&format!("SET search_path TO {schema}"))
+        .unwrap();
+    let claim = client
+        .prepare("SELECT * FROM lanes_claim($1, $2, $3, $4, $5)")
+        .unwrap();
+    let release = client
+        .prepare("SELECT * FROM lanes_release($1, $2, $3, $4, $5)")
+        .unwrap();
+    let pid: i32 = client
+        .query_one("SELECT pg_backend_pid()", &[])
+        .unwrap()
+        .get(0);
+    (client, claim, release, pid)
+}
+
+/// Pairs per second through one shared handle, `tasks` tasks each on a project of its own.
+async fn async_rate(lanes: &AsyncPgLanes, tasks: usize, window: Duration) -> f64 {
+    let end = tokio::time::Instant::now() + window;
+    let runs: Vec<_> = (0..tasks)
+        .map(|t| {
+            let lanes = lanes.clone();
+            tokio::spawn(async move {
+                let project = format!("a{t}");
+                let mut n = 0u64;
+                while tokio::time::Instant::now() < end {
+                    let lease = lanes.claim(&project, "bench").await.unwrap();
+                    lanes.release(&lease, Outcome::Succeeded).await.unwrap();
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for run in runs {
+        total += run.await.unwrap();
+    }
+    total as f64 / window.as_secs_f64()
 }
 
 /// One claim+release pair of `project` through the handle.

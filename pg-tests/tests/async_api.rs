@@ -424,3 +424,19 @@ fn blocking_round(schema: &str) {
     drop(lanes);
     drop(d);
 }
+
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+async fn the_journal_and_status_readers_work_inside_a_runtime() {
+    let schema = fresh_schema();
+    let lanes = AsyncPgLanes::connect(&url(), &schema).await.unwrap();
+    let lease = lanes.claim("docs", "r1").await.unwrap();
+    let config = PgConfig::new(&url(), &schema);
+    let status = project_lanes_pg::status::read(&config).unwrap();
+    assert_eq!(status.lanes.len(), 1);
+    lanes.release(&lease, Outcome::Succeeded).await.unwrap();
+    assert_eq!(journal::audit(&config, None).unwrap().transitions, 2);
+    let mut record = Vec::new();
+    journal::export(&config, &journal::Cut::new("inside", "tests"), &mut record).unwrap();
+    assert!(!record.is_empty());
+}

@@ -108,6 +108,10 @@ const ATTEMPTS: usize = 5;
 /// error, never created; so is one newer than this crate, or a pre-release one it does not
 /// upgrade.
 pub fn read(config: &PgConfig) -> Result<Status, PgError> {
+    crate::blocking::outside_runtime(|| read_here(config))
+}
+
+fn read_here(config: &PgConfig) -> Result<Status, PgError> {
     let mut client = journal::read::connect(config).map_err(pg_error)?;
     let schema = config.schema.as_str();
     let mut status = read_once(&mut client, schema)?;

@@ -1,7 +1,8 @@
 //! The blocking handles, [`PgLanes`](crate::PgLanes) and [`PgDispatcher`](crate::PgDispatcher):
 //! the async handles on a runtime of their own, one worker thread each, so they work the same
 //! from a plain thread and from inside any tokio runtime (where they block the calling thread
-//! for one round trip, like any blocking call).
+//! for one round trip, like any blocking call); and the same promise for the blocking reader
+//! of the journal and of `status`.
 
 pub(crate) mod lanes;
 pub(crate) mod queues;
@@ -60,4 +61,17 @@ impl Drop for Bridge {
             runtime.shutdown_background();
         }
     }
+}
+
+/// Runs `work` where the `postgres` crate's blocking client may run (the journal reader and
+/// `status` use it): on this thread, or on a helper thread while this one is inside a tokio
+/// runtime, where that client would panic.
+pub(crate) fn outside_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return work();
+    }
+    std::thread::scope(|s| match s.spawn(work).join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    })
 }

@@ -28,6 +28,10 @@ pub struct Audit {
 /// does not give. A row this crate could not have written is that mismatch; an audit with
 /// nothing to check is an error.
 pub fn audit(config: &PgConfig, since: Option<Timestamp>) -> Result<Audit, JournalError> {
+    crate::blocking::outside_runtime(|| audit_here(config, since))
+}
+
+fn audit_here(config: &PgConfig, since: Option<Timestamp>) -> Result<Audit, JournalError> {
     let mut client = read::connect(config)?;
     read::in_snapshot(&mut client, |tx| {
         let head = read::head_in(tx, &config.schema)?;

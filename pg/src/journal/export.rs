@@ -98,7 +98,15 @@ pub struct Exported {
 /// the journal's live state takes, whatever its length. `cut.kind` is for version 2 records
 /// ([`Stored::export`]) and must be `None`. An error may come after some of the record was
 /// written: write to a file that is kept only if this succeeds.
-pub fn export(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported, JournalError> {
+pub fn export(
+    config: &PgConfig,
+    cut: &Cut,
+    out: impl Write + Send,
+) -> Result<Exported, JournalError> {
+    crate::blocking::outside_runtime(|| export_here(config, cut, out))
+}
+
+fn export_here(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported, JournalError> {
     if cut.kind.is_some() {
         return Err(JournalError::Schema(
             "a version 3 record holds direct lane operations and dispatcher operations together: \

@@ -78,6 +78,10 @@ fn check_since(head: &Head, since: Option<Timestamp>) -> Result<(), JournalError
 /// written): the operator's commands ask before connecting a handle, which would create a
 /// misspelled schema.
 pub fn check_schema(config: &PgConfig) -> Result<(), JournalError> {
+    crate::blocking::outside_runtime(|| check_schema_here(config))
+}
+
+fn check_schema_here(config: &PgConfig) -> Result<(), JournalError> {
     let mut client = read::connect_plain(config)?;
     read::check_exists(&mut client, &config.schema)
 }
@@ -85,6 +89,10 @@ pub fn check_schema(config: &PgConfig) -> Result<(), JournalError> {
 /// The queues `config`'s schema knows, by name, on a plain connection after [`check_schema`]:
 /// the operator's `resolve` declares one of them, never a new one.
 pub fn known_queues(config: &PgConfig) -> Result<Vec<String>, JournalError> {
+    crate::blocking::outside_runtime(|| known_queues_here(config))
+}
+
+fn known_queues_here(config: &PgConfig) -> Result<Vec<String>, JournalError> {
     let mut client = read::connect_plain(config)?;
     read::check_exists(&mut client, &config.schema)?;
     let rows = client
@@ -101,6 +109,10 @@ pub fn known_queues(config: &PgConfig) -> Result<Vec<String>, JournalError> {
 /// Reads the journal of `config`'s schema: a plain connection (no migration, nothing written),
 /// one consistent snapshot.
 pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {
+    crate::blocking::outside_runtime(|| read_here(config))
+}
+
+fn read_here(config: &PgConfig) -> Result<Stored, JournalError> {
     let mut client = read::connect(config)?;
     read::read(&mut client, &config.schema)
 }
@@ -110,6 +122,10 @@ pub fn read(config: &PgConfig) -> Result<Stored, JournalError> {
 /// `before` after the server's clock is refused ([`JournalError::AfterNow`]) and removes
 /// nothing: it is a mistyped time, and would empty the journal.
 pub fn prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
+    crate::blocking::outside_runtime(|| prune_here(config, before))
+}
+
+fn prune_here(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
     let mut client = read::connect(config)?;
     prune::prune(&mut client, &config.schema, before, false)
 }
@@ -118,6 +134,10 @@ pub fn prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalErro
 /// needed, nobody waits), refused as `prune` refuses. Transitions written meanwhile may make
 /// the prune itself remove more.
 pub fn would_prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
+    crate::blocking::outside_runtime(|| would_prune_here(config, before))
+}
+
+fn would_prune_here(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {
     let mut client = read::connect(config)?;
     prune::prune(&mut client, &config.schema, before, true)
 }
