@@ -397,15 +397,15 @@ fn direct_claims_and_dispatches_racing_on_the_same_projects_journal_an_order_tha
     let schema = fresh_schema();
     PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
     const PROJECTS: [&str; 3] = ["docs", "site", "blog"];
-    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    // A number of rounds, not a time: every round journals at least one transition per thread,
+    // however loaded the machine.
+    const ROUNDS: usize = 300;
     let mut threads = Vec::new();
     for t in 0..2 {
         let schema = schema.clone();
         threads.push(std::thread::spawn(move || {
             let lanes = PgLanes::connect(&url(), &schema).unwrap();
-            let mut n = 0;
-            while std::time::Instant::now() < deadline {
-                n += 1;
+            for n in 1..=ROUNDS {
                 if let Ok(lease) = lanes.claim(PROJECTS[(n + t) % 3], &format!("d{t}-{n}")) {
                     lanes.release(&lease, Outcome::Succeeded).unwrap();
                 }
@@ -416,9 +416,7 @@ fn direct_claims_and_dispatches_racing_on_the_same_projects_journal_an_order_tha
         let schema = schema.clone();
         threads.push(std::thread::spawn(move || {
             let mut d = PgDispatcher::connect(&url(), &schema, &["general"]).unwrap();
-            let mut n = 0;
-            while std::time::Instant::now() < deadline {
-                n += 1;
+            for n in 1..=ROUNDS {
                 d.enqueue("general", PROJECTS[(n + t) % 3], &format!("q{t}-{n}"))
                     .unwrap();
                 if let Some(job) = d.dispatch("general").unwrap() {

@@ -148,7 +148,11 @@ fn the_pre_release_schema_is_upgraded_to_the_baseline_keeping_its_rows_and_journ
         .iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    assert_eq!(versions, [(1, MIGRATIONS[0].description.to_owned())]);
+    let every: Vec<(i32, String)> = MIGRATIONS
+        .iter()
+        .map(|m| (m.version, m.description.to_owned()))
+        .collect();
+    assert_eq!(versions, every);
     let kept: String = sql
         .query_one(&format!("SELECT id FROM {old}.lanes_identity"), &[])
         .unwrap()

@@ -236,8 +236,16 @@ pub(crate) async fn migrate_with(client: &mut impl Sql, schema: &str) -> Result<
 /// What the schema's version table says, read without a lock.
 pub(crate) async fn read_version(client: &mut impl Sql, schema: &str) -> Result<Found, PgError> {
     let table = format!("{schema}.lanes_schema_version");
+    // Read from pg_class, under the statement's snapshot: after waiting for the migration lock,
+    // a name lookup (to_regclass) could still answer from a cache that predates the migration
+    // another session just committed.
     let exists: bool = client
-        .query_one("SELECT to_regclass($1) IS NOT NULL", &[&table])
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_class c
+                            JOIN pg_namespace n ON n.oid = c.relnamespace
+                            WHERE n.nspname = $1 AND c.relname = 'lanes_schema_version')",
+            &[&schema],
+        )
         .await?
         .try_get(0)?;
     if !exists {
