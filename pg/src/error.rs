@@ -135,4 +135,16 @@ impl PgError {
             ),
         )
     }
+
+    /// The server did not answer a connection within `patience`: nothing was done.
+    pub(crate) fn no_answer_connecting(patience: Duration) -> PgError {
+        PgError::Database(
+            "08006".into(),
+            format!(
+                "no answer from the server within {} ms while connecting: the connection was \
+                 given up before any operation",
+                patience.as_millis()
+            ),
+        )
+    }
 }

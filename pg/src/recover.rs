@@ -103,12 +103,18 @@ fn orphan(row: &postgres::Row) -> Result<Orphan, PgError> {
     })
 }
 
-/// Frees an orphaned lane. The receipt is read before the change commits: what cannot be read
-/// back changes nothing. A refusal rolls the transaction back before returning: a dropped
-/// transaction of this session's client would end only when the session is next used, holding
-/// the dispatcher lock meanwhile.
+/// Frees an orphaned lane. The session is shared by a handle's tasks, so no transaction spans
+/// two statements: a lane flagged without a holder (a database edited by hand) is refused by a
+/// read first, and the change is one statement.
 pub(crate) async fn resolve_orphan(session: &Session, project: &Label) -> Result<Receipt, PgError> {
-    // One statement: the database's constraint (an orphan has a holder) keeps the row whole.
+    let flagged = session
+        .query_opt(statements::ORPHAN_HOLDER, &[&project.as_str()])
+        .await?;
+    if let Some(row) = flagged
+        && column::<Option<&str>>(&row, 0, "run")?.is_none()
+    {
+        return Err(no_holder(project));
+    }
     let row = session
         .query_opt(statements::RESOLVE_ORPHAN, &[&project.as_str()])
         .await?

@@ -61,7 +61,12 @@ impl Session {
         })?;
         let (pg, tls) = config.connector()?;
         let patience = limit.map(|limit| limit + GRACE);
-        let (client, mut connection) = bounded(patience, pg.connect(tls)).await?;
+        let (client, mut connection) = match patience {
+            Some(patience) => tokio::time::timeout(patience, pg.connect(tls))
+                .await
+                .map_err(|_| PgError::no_answer_connecting(patience))??,
+            None => pg.connect(tls).await?,
+        };
         let (wake, _) = broadcast::channel(1024);
         let notify = wake.clone();
         let driver = runtime.spawn(async move {
@@ -192,20 +197,6 @@ impl Session {
             })
             .await?;
         Ok(receiver)
-    }
-}
-
-/// `work`, or `no_answer` once `patience` is spent.
-async fn bounded<T>(
-    patience: Option<Duration>,
-    work: impl Future<Output = Result<T, tokio_postgres::Error>>,
-) -> Result<T, PgError> {
-    match patience {
-        Some(patience) => match tokio::time::timeout(patience, work).await {
-            Ok(answered) => Ok(answered?),
-            Err(_) => Err(PgError::no_answer(patience)),
-        },
-        None => Ok(work.await?),
     }
 }
 

@@ -73,6 +73,10 @@ pub(crate) const MARK_QUEUE_WAITED: &str = "
     WHERE NOT waited AND (run IS NOT NULL OR blocked_by IS NOT NULL)
       AND project IN (SELECT project FROM reservations WHERE queue = $1 AND state = 'queued')";
 
+/// The holder of `$1`'s lane if it is flagged orphaned (no row otherwise).
+pub(crate) const ORPHAN_HOLDER: &str =
+    "SELECT run FROM lanes WHERE project = $1 AND orphaned_generation IS NOT NULL";
+
 pub(crate) const RESOLVE_ORPHAN: &str = "SELECT * FROM lanes_resolve_orphan($1)";
 
 /// A new session pinned to its schema (`$1`), with the server's statement timeout (`$2`, empty
