@@ -12,6 +12,8 @@ use lane_records::{
     describe_step_mismatch, generate, index_dir, records_dir, replay_file_noting, run_scenarios,
     scenarios_dir, write_files,
 };
+use project_lanes::record::diff::{Plan, Sketch};
+use project_lanes_view::diff::Compared;
 use project_lanes_view::i18n::Lang;
 
 /// Records of project lanes, made by running scenarios on the real core.
@@ -329,10 +331,14 @@ fn diff(
         eprintln!("lane-records: error: {message}");
         ExitCode::from(2)
     };
-    let (a, b) = match (
-        lane_records::diff::read(files[0], limit),
-        lane_records::diff::read(files[1], limit),
-    ) {
+    let [mut sketch_a, mut sketch_b] = Sketch::pair();
+    // The two files are read side by side, one on another thread.
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| lane_records::diff::read(files[0], limit, &mut sketch_a));
+        let b = lane_records::diff::read(files[1], limit, &mut sketch_b);
+        (joined(a.join()), b)
+    });
+    let (mut a, mut b) = match (a, b) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), Ok(_)) | (Ok(_), Err(e)) => return trouble(&e),
         (Err(ea), Err(eb)) => {
@@ -348,17 +354,22 @@ fn diff(
             );
         }
     }
-    let compared = project_lanes::record::diff::compare(&a.record, &b.record, options);
+    let plan = Plan::new(&sketch_a, &sketch_b, options);
+    let [wanted_a, wanted_b] = plan.wanted();
+    let fetched = std::thread::scope(|s| {
+        let fetched_a = s.spawn(|| a.fetch(wanted_a, limit));
+        let fetched_b = b.fetch(wanted_b, limit);
+        joined(fetched_a.join()).and(fetched_b)
+    });
+    if let Err(e) = fetched {
+        return trouble(&e);
+    }
+    let compared = plan.finish([&sketch_a, &sketch_b], [&|n| a.step(n), &|n| b.step(n)]);
+    drop((sketch_a, sketch_b));
     let out = if json {
         lane_records::diff::json(&a, &b, &compared)
     } else {
-        let lines = project_lanes_view::diff::lines(
-            lang,
-            [&a.file, &b.file],
-            &a.record,
-            &b.record,
-            &compared,
-        );
+        let lines = project_lanes_view::diff::lines(lang, [&a.file, &b.file], &a, &b, &compared);
         lines
             .iter()
             .flat_map(|l| [l.as_bytes(), b"\n"])
@@ -379,6 +390,11 @@ fn diff(
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// What a thread gave, or that it panicked.
+fn joined<T>(result: std::thread::Result<Result<T, String>>) -> Result<T, String> {
+    result.unwrap_or_else(|_| Err("a reading thread panicked".to_owned()))
 }
 
 /// `element`: the elements too, into a folder or (`Some(None)`) onto standard output.

@@ -105,7 +105,8 @@ pub fn section(
     t.attr(names, "aria-hidden", "true");
     t.el_text(names, "span", "", "A");
     t.el_text(names, "span", "", "B");
-    strip(t, boxed, lang, ([a, b], diff), (listed, at), false);
+    let counts = [a.steps.len(), b.steps.len()];
+    strip(t, boxed, lang, (counts, diff), (listed, at), false);
     let list = t.el(section, "ol", "lv-diff-list");
     t.attr(list, "aria-label", text(lang, DiffMsg::ListLabel));
     for (k, item) in listed.iter().enumerate() {
@@ -146,20 +147,17 @@ pub(crate) fn strip(
     t: &mut Tree,
     parent: N,
     lang: Lang,
-    (records, diff): ([&Record; 2], &Diff),
+    (counts, diff): ([usize; 2], &Diff),
     (items, at): (&[Item], Option<usize>),
     labels: bool,
 ) {
-    let columns = Columns::new(records, diff);
+    let columns = Columns::new(counts[0], diff);
     let left = LEFT[usize::from(labels)];
     let bar = WIDTH - left - 4;
     let svg = t.svg(parent, "svg", "lv-cmp-strip");
     let label = fill(
         text(lang, DiffMsg::StripLabel),
-        &[
-            &group(records[0].steps.len()),
-            &group(records[1].steps.len()),
-        ],
+        &[&group(counts[0]), &group(counts[1])],
     );
     for (name, value) in [
         ("role", "img"),
@@ -226,7 +224,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(records: [&Record; 2], diff: &Diff) -> Columns {
+    fn new(steps_a: usize, diff: &Diff) -> Columns {
         let mut shifts = [Vec::new(), Vec::new()];
         for c in &diff.steps {
             match c.kind {
@@ -235,7 +233,7 @@ impl Columns {
                 _ => {}
             }
         }
-        let total = records[0].steps.len() + shifts[0].iter().map(|s| s.1).sum::<usize>();
+        let total = steps_a + shifts[0].iter().map(|s| s.1).sum::<usize>();
         Columns { shifts, total }
     }
 
@@ -340,7 +338,7 @@ mod tests {
     fn a_step_both_did_is_in_one_column_and_the_other_record_has_a_gap() {
         let (a, b) = (record(false), record(true));
         let diff = compare(&a, &b, &Options::default());
-        let columns = Columns::new([&a, &b], &diff);
+        let columns = Columns::new(a.steps.len(), &diff);
         assert_eq!(columns.total, 4);
         assert_eq!((columns.at(0, 0), columns.at(1, 0)), (0, 0));
         assert_eq!(
@@ -355,7 +353,7 @@ mod tests {
             &mut t,
             crate::tree::ROOT,
             Lang::En,
-            ([&a, &b], &diff),
+            ([a.steps.len(), b.steps.len()], &diff),
             (&items, None),
             true,
         );

@@ -4,7 +4,7 @@
 
 use project_lanes::LaneView;
 use project_lanes::record::diff::{ChangeKind, Diff, Hold, StepChange};
-use project_lanes::record::{Record, Step};
+use project_lanes::record::{Record, Step, Text};
 
 use crate::describe;
 use crate::i18n::{DiffMsg, Lang, Msg, Term, fill, group, text};
@@ -20,6 +20,35 @@ pub fn count(diff: &Diff) -> usize {
         + diff.refusals.len()
         + diff.holds.len()
         + diff.final_lanes.len()
+}
+
+/// What the words of a comparison need of each record: its id, title and number of steps, and
+/// the steps the diff names (a record whole, or only those steps: `lane-records diff` reads
+/// them again, as [`Plan::wanted`](project_lanes::record::diff::Plan::wanted) asks).
+pub trait Compared {
+    /// The record's id.
+    fn id(&self) -> &str;
+    /// Its title.
+    fn title(&self) -> &Text;
+    /// How many steps it has.
+    fn steps(&self) -> usize;
+    /// Step `n` (from 0), if at hand.
+    fn step(&self, n: usize) -> Option<&Step>;
+}
+
+impl Compared for Record {
+    fn id(&self) -> &str {
+        self.id.as_str()
+    }
+    fn title(&self) -> &Text {
+        &self.title
+    }
+    fn steps(&self) -> usize {
+        self.steps.len()
+    }
+    fn step(&self, n: usize) -> Option<&Step> {
+        self.steps.get(n)
+    }
 }
 
 /// One difference, as the viewer lists it and `lane-records diff` prints it.
@@ -45,7 +74,7 @@ pub const GROUPS: [&[&str]; 5] = [
 ];
 
 /// Every difference of `diff` in words, group by group ([`GROUPS`]), steps in step order.
-pub fn items(lang: Lang, a: &Record, b: &Record, diff: &Diff) -> Vec<Item> {
+pub fn items(lang: Lang, a: &dyn Compared, b: &dyn Compared, diff: &Diff) -> Vec<Item> {
     let t = |m: DiffMsg| text(lang, m);
     let mut out = Vec::with_capacity(count(diff));
     for c in &diff.steps {
@@ -94,7 +123,7 @@ pub fn items(lang: Lang, a: &Record, b: &Record, diff: &Diff) -> Vec<Item> {
         let [la, lb] = l.lanes.each_ref().map(|v| final_lane(lang, v.as_ref()));
         out.push(Item {
             kind: "final_lane",
-            steps: [a.steps.len().checked_sub(1), b.steps.len().checked_sub(1)],
+            steps: [a.steps().checked_sub(1), b.steps().checked_sub(1)],
             text: fill(t(DiffMsg::FinalLane), &[&l.project, &la, &lb]),
         });
     }
@@ -102,13 +131,19 @@ pub fn items(lang: Lang, a: &Record, b: &Record, diff: &Diff) -> Vec<Item> {
 }
 
 /// The comparison of `a` and `b` (named `names`, e.g. their files) in lines.
-pub fn lines(lang: Lang, names: [&str; 2], a: &Record, b: &Record, diff: &Diff) -> Vec<String> {
+pub fn lines(
+    lang: Lang,
+    names: [&str; 2],
+    a: &dyn Compared,
+    b: &dyn Compared,
+    diff: &Diff,
+) -> Vec<String> {
     let t = |m: DiffMsg| text(lang, m);
     let mut out = Vec::new();
     for (side, (name, record)) in ["A", "B"].iter().zip(names.iter().zip([a, b])) {
         out.push(fill(
             t(DiffMsg::Record),
-            &[side, name, record.id.as_str(), &group(record.steps.len())],
+            &[side, name, record.id(), &group(record.steps())],
         ));
     }
     out.push(summary(lang, diff));
@@ -148,7 +183,7 @@ pub fn approximate(lang: Lang) -> String {
 }
 
 /// A change of steps in words.
-fn step_change(lang: Lang, a: &Record, b: &Record, change: &StepChange) -> String {
+fn step_change(lang: Lang, a: &dyn Compared, b: &dyn Compared, change: &StepChange) -> String {
     let t = |m: DiffMsg| text(lang, m);
     let steps = |range: &std::ops::Range<usize>| {
         if range.len() == 1 {
@@ -172,13 +207,14 @@ fn step_change(lang: Lang, a: &Record, b: &Record, change: &StepChange) -> Strin
                 (&change.b, b, DiffMsg::OnlyBOne, DiffMsg::OnlyB)
             };
             let msg = if range.len() == 1 { one } else { many };
-            fill(
-                t(msg),
-                &[&steps(range), &step(lang, &record.steps[range.start])],
-            )
+            let first = record.step(range.start);
+            let first = first.map_or_else(String::new, |s| step(lang, s));
+            fill(t(msg), &[&steps(range), &first])
         }
         ChangeKind::Asked | ChangeKind::Answered => {
-            let (sa, sb) = (&a.steps[change.a.start], &b.steps[change.b.start]);
+            let (Some(sa), Some(sb)) = (a.step(change.a.start), b.step(change.b.start)) else {
+                return String::new();
+            };
             let (msg, said_a, said_b) = if change.kind == ChangeKind::Asked {
                 (DiffMsg::Asked, asked(lang, sa), asked(lang, sb))
             } else {

@@ -1,11 +1,10 @@
 //! A comparison of two records as a standalone SVG file, for a README or a review
 //! ([`comparison_svg`], what `lane-records diff --svg` writes).
 
-use project_lanes::record::Record;
 use project_lanes::record::diff::Diff;
 
 use super::svg::{card, escape_xml};
-use crate::diff::lines;
+use crate::diff::{Compared, lines};
 use crate::i18n::{DiffMsg, Lang, fill, text};
 use crate::tree::{ROOT, Tree, html};
 
@@ -22,7 +21,7 @@ const MIN_WIDTH: u64 = 960;
 /// stylesheet, with light fallbacks as [`super::timeline_svg`] writes it.
 pub fn comparison_svg(
     names: [&str; 2],
-    records: [&Record; 2],
+    records: [&dyn Compared; 2],
     diff: &Diff,
     lang: Lang,
     css: &str,
@@ -31,7 +30,7 @@ pub fn comparison_svg(
     let [a, b] = records;
     let heading = fill(
         text(lang, DiffMsg::Comparing),
-        &[a.title.get(l), b.title.get(l)],
+        &[a.title().get(l), b.title().get(l)],
     );
     let lines = lines(lang, names, a, b, diff);
     // Text is not measured here: about 7 px a character at 12 px, 12 px for a wide one.
@@ -53,7 +52,8 @@ pub fn comparison_svg(
     let mut strip = Tree::new();
     let items = crate::diff::items(lang, a, b, diff);
     let listed = &items[..items.len().min(crate::compare::LISTED)];
-    crate::compare::strip(&mut strip, ROOT, lang, ([a, b], diff), (listed, None), true);
+    let counts = [a.steps(), b.steps()];
+    crate::compare::strip(&mut strip, ROOT, lang, (counts, diff), (listed, None), true);
     let strip = html::write(&strip);
     let strip = strip.replacen(
         "<svg ",

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::Index;
 
 use crate::dispatch::ReservationState;
-use crate::record::{Op, Record, StartLeaseState, StepResult};
+use crate::record::{Op, Start, StartLeaseState, Step, StepResult};
 use crate::{Label, Outcome};
 
 /// One holder of a project's lane, from the step that gave it the lane to the step that
@@ -68,158 +68,192 @@ impl Hold {
 struct Names {
     leases: Index,
     reservations: Index,
-    /// What each handle or id names (`docs/nightly-7`), or the handle itself if the record
-    /// never issued it.
-    named: Vec<String>,
+    /// Every name given (`docs/nightly-7`), one after another.
+    text: String,
+    /// Each name's end in `text` (it starts where the one before ends), how many steps came
+    /// before it was given, and the name its handle or id had before (`u32::MAX`: none).
+    given: Vec<(u32, u32, u32)>,
 }
 
+/// No name before.
+const NONE: u32 = u32::MAX;
+
 impl Names {
-    fn issue(at: &mut Index, named: &mut Vec<String>, key: &str, text: String) {
-        at.insert(key, named.len());
-        named.push(text);
+    fn issue(&mut self, reservation: bool, key: &str, name: std::fmt::Arguments<'_>, at: usize) {
+        use std::fmt::Write;
+        let index = if reservation {
+            &mut self.reservations
+        } else {
+            &mut self.leases
+        };
+        let i = self.given.len();
+        let before = index.get(key).map_or(NONE, |b| b as u32);
+        index.insert(key, i);
+        let _ = self.text.write_fmt(name);
+        self.given
+            .push((self.text.len() as u32, at.min(NONE as usize) as u32, before));
     }
 
-    fn issue_lease(&mut self, handle: &str, project: &Label, run: &Label) {
-        let text = format!("{project}/{run}");
-        Names::issue(&mut self.leases, &mut self.named, handle, text);
-    }
-
-    fn issue_reservation(&mut self, id: &str, queue: &Label, project: &Label, run: &Label) {
-        let text = format!("{queue}/{project}/{run}");
-        Names::issue(&mut self.reservations, &mut self.named, id, text);
-    }
-
-    /// What the lease handle (`reservation`: the reservation id) `key` names, by its place in
-    /// `named`.
-    fn name(&mut self, key: &str, reservation: bool) -> u32 {
-        let at = if reservation {
+    /// What the lease handle (`reservation`: the reservation id) `key` named before step `n`
+    /// (counted from 0), or the handle itself if it named nothing then.
+    fn name<'a>(&'a self, key: &'a str, reservation: bool, n: usize) -> &'a str {
+        let index = if reservation {
             &self.reservations
         } else {
             &self.leases
         };
-        match at.get(key) {
-            Some(i) => i as u32,
-            None => {
-                self.named.push(key.to_owned());
-                (self.named.len() - 1) as u32
+        let mut at = index.get(key).map_or(NONE, |i| i as u32);
+        while let Some(&(_, given, before)) = self.given.get(at as usize) {
+            if given as usize <= n {
+                let start = at.checked_sub(1).map_or(0, |j| self.given[j as usize].0);
+                return &self.text[start as usize..self.given[at as usize].0 as usize];
             }
+            at = before;
         }
+        key
     }
 }
 
-/// What a record's steps did to its lanes, read from the answers it saved.
+/// What a record's steps did to its lanes, read from the answers it saved, one step at a time.
+#[derive(Default)]
 pub struct History {
-    /// Each project's holders, in the order they got the lane; projects in the record's order.
+    /// Each project's holders, in the order they got the lane; projects in the order they
+    /// were first named until [`History::order`] puts them in the record's.
     pub holds: Vec<(Label, Vec<Hold>)>,
-    /// For each step, what its lease handle or reservation id names (`None` for a step
-    /// that names neither), by its place in `names`: handles are resolved as the record stood
-    /// at that step.
-    pub named: Vec<Option<u32>>,
-    /// What the handles and ids name (`docs/nightly-7`).
-    pub names: Vec<String>,
+    /// Each project's place in `holds`.
+    at: Index,
+    /// For each project of `holds`, when the hold still holding its lane got it (milliseconds).
+    since: Vec<Option<u64>>,
+    names: Names,
+    /// Steps read.
+    steps: usize,
 }
 
 impl History {
-    /// What step `n`'s handle or id names, if it has one.
-    pub fn named(&self, n: usize) -> Option<&str> {
-        let i = (*self.named.get(n)?)?;
-        self.names.get(i as usize).map(String::as_str)
+    /// The project's place in `holds`, given one first if it has none.
+    fn slot(&mut self, project: &Label) -> usize {
+        let History {
+            holds, at, since, ..
+        } = self;
+        *at.get_or_insert(project.as_str(), || {
+            holds.push((project.clone(), Vec::new()));
+            since.push(None);
+            holds.len() - 1
+        })
+    }
+
+    /// What was held before the first step.
+    pub fn start(&mut self, start: &Start) {
+        for lease in &start.leases {
+            let name = format_args!("{}/{}", lease.project, lease.run);
+            self.names.issue(false, &lease.handle, name, 0);
+            if lease.state != StartLeaseState::Released {
+                let i = self.slot(&lease.project);
+                let mut hold = Hold::new(&lease.run, None, None);
+                hold.stop_requested = lease.state == StartLeaseState::StopRequested;
+                self.holds[i].1.push(hold);
+            }
+        }
+        for r in &start.reservations {
+            let name = format_args!("{}/{}/{}", r.queue, r.project, r.run);
+            self.names.issue(true, &r.id.to_string(), name, 0);
+            if r.state.holds_lane() {
+                let i = self.slot(&r.project);
+                self.holds[i]
+                    .1
+                    .push(Hold::new(&r.run, Some(&r.queue), None));
+            }
+        }
+    }
+
+    /// What step `n`'s lease handle or reservation id names, as the record stood before it
+    /// (the handle itself if it names nothing); `None` for a step that has neither.
+    pub fn named<'a>(&'a self, step: &'a Step, n: usize) -> Option<&'a str> {
+        if let Some(lease) = &step.input.lease {
+            Some(self.names.name(lease, false, n))
+        } else {
+            (step.input.reservation.as_deref()).map(|r| self.names.name(r, true, n))
+        }
+    }
+
+    /// The next step.
+    pub fn step(&mut self, step: &Step) {
+        let n = self.steps;
+        self.steps += 1;
+        let now = step.at.map(|t| t.millis());
+        let took = |since: Option<u64>| Some(now?.saturating_sub(since?));
+        match &step.result {
+            StepResult::Lease(lease) => {
+                let name = format_args!("{}/{}", lease.project, lease.run);
+                self.names.issue(false, &lease.handle, name, n + 1);
+                let i = self.slot(&lease.project);
+                self.holds[i].1.push(Hold::new(&lease.run, None, Some(n)));
+                self.since[i] = now;
+            }
+            StepResult::View(view) if step.op == Op::RequestStop => {
+                if let Ok(project) = Label::new(&view.project) {
+                    let i = self.slot(&project);
+                    if let Some(hold) = open(&mut self.holds[i].1) {
+                        hold.stop_requested = true;
+                    }
+                }
+            }
+            StepResult::Receipt(receipt) => {
+                let i = self.slot(&receipt.project);
+                let since = self.since[i];
+                if let Some(hold) = open(&mut self.holds[i].1) {
+                    hold.to = Some(n);
+                    hold.outcome = Some(receipt.outcome);
+                    hold.stop_requested |= receipt.stop_requested;
+                    hold.millis = took(since);
+                }
+            }
+            StepResult::Reservation(r) | StepResult::Persisting(r) => {
+                let name = format_args!("{}/{}/{}", r.queue, r.project, r.run);
+                self.names.issue(true, &r.id.to_string(), name, n + 1);
+            }
+            StepResult::Dispatched(r) => {
+                let i = self.slot(&r.project);
+                self.holds[i]
+                    .1
+                    .push(Hold::new(&r.run, Some(&r.queue), Some(n)));
+                self.since[i] = now;
+            }
+            StepResult::Settled(settled) => {
+                let i = self.slot(&settled.receipt.project);
+                let since = self.since[i];
+                if let Some(hold) = open(&mut self.holds[i].1) {
+                    hold.to = Some(n);
+                    hold.outcome = Some(settled.receipt.outcome);
+                    hold.settled = Some(settled.state);
+                    hold.millis = took(since);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Puts the projects in the record's order (`projects`, each given a place even without
+    /// holds), then those it does not list in the order they were first named. The last call.
+    pub fn order(&mut self, projects: &[Label]) {
+        for p in projects {
+            self.slot(p);
+        }
+        let mut rank = Index::new();
+        let mut next = 0;
+        for p in projects.iter().chain(self.holds.iter().map(|(p, _)| p)) {
+            rank.get_or_insert(p.as_str(), || {
+                next += 1;
+                next - 1
+            });
+        }
+        self.holds.sort_by_cached_key(|(p, _)| rank.get(p.as_str()));
+        self.at = rank;
+        self.since.clear();
     }
 }
 
 /// The hold of `holds` still holding its lane, if any.
 fn open(holds: &mut [Hold]) -> Option<&mut Hold> {
     holds.last_mut().filter(|h| h.to.is_none())
-}
-
-/// Reads `record`'s history.
-pub fn history(record: &Record) -> History {
-    let mut names = Names::default();
-    let mut at = Index::new();
-    let mut holds: Vec<(Label, Vec<Hold>)> = Vec::new();
-    // The project's place in `holds`, given one first if it has none.
-    let mut slot = |project: &Label, holds: &mut Vec<(Label, Vec<Hold>)>| -> usize {
-        *at.get_or_insert(project.as_str(), || {
-            holds.push((project.clone(), Vec::new()));
-            holds.len() - 1
-        })
-    };
-    for project in &record.projects {
-        slot(project, &mut holds);
-    }
-    if let Some(start) = &record.start {
-        for lease in &start.leases {
-            names.issue_lease(&lease.handle, &lease.project, &lease.run);
-            if lease.state != StartLeaseState::Released {
-                let i = slot(&lease.project, &mut holds);
-                let mut hold = Hold::new(&lease.run, None, None);
-                hold.stop_requested = lease.state == StartLeaseState::StopRequested;
-                holds[i].1.push(hold);
-            }
-        }
-        for r in &start.reservations {
-            names.issue_reservation(&r.id.to_string(), &r.queue, &r.project, &r.run);
-            if r.state.holds_lane() {
-                let i = slot(&r.project, &mut holds);
-                holds[i].1.push(Hold::new(&r.run, Some(&r.queue), None));
-            }
-        }
-    }
-    let mut named = Vec::with_capacity(record.steps.len());
-    for (n, step) in record.steps.iter().enumerate() {
-        named.push(if let Some(lease) = &step.input.lease {
-            Some(names.name(lease, false))
-        } else {
-            step.input.reservation.as_ref().map(|r| names.name(r, true))
-        });
-        let millis = |from: Option<usize>| -> Option<u64> {
-            let start = record.steps.get(from?)?.at?.millis();
-            Some(step.at?.millis().saturating_sub(start))
-        };
-        match &step.result {
-            StepResult::Lease(lease) => {
-                names.issue_lease(&lease.handle, &lease.project, &lease.run);
-                let i = slot(&lease.project, &mut holds);
-                holds[i].1.push(Hold::new(&lease.run, None, Some(n)));
-            }
-            StepResult::View(view) if step.op == Op::RequestStop => {
-                if let Some(i) = Label::new(&view.project).ok().map(|p| slot(&p, &mut holds))
-                    && let Some(hold) = open(&mut holds[i].1)
-                {
-                    hold.stop_requested = true;
-                }
-            }
-            StepResult::Receipt(receipt) => {
-                let i = slot(&receipt.project, &mut holds);
-                if let Some(hold) = open(&mut holds[i].1) {
-                    hold.to = Some(n);
-                    hold.outcome = Some(receipt.outcome);
-                    hold.stop_requested |= receipt.stop_requested;
-                    hold.millis = millis(hold.from);
-                }
-            }
-            StepResult::Reservation(r) | StepResult::Persisting(r) => {
-                names.issue_reservation(&r.id.to_string(), &r.queue, &r.project, &r.run);
-            }
-            StepResult::Dispatched(r) => {
-                let i = slot(&r.project, &mut holds);
-                holds[i].1.push(Hold::new(&r.run, Some(&r.queue), Some(n)));
-            }
-            StepResult::Settled(settled) => {
-                let i = slot(&settled.receipt.project, &mut holds);
-                if let Some(hold) = open(&mut holds[i].1) {
-                    hold.to = Some(n);
-                    hold.outcome = Some(settled.receipt.outcome);
-                    hold.settled = Some(settled.state);
-                    hold.millis = millis(hold.from);
-                }
-            }
-            _ => {}
-        }
-    }
-    History {
-        holds,
-        named,
-        names: names.named,
-    }
 }

@@ -46,6 +46,7 @@
 mod align;
 mod holds;
 mod index;
+mod sketch;
 
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
@@ -57,12 +58,13 @@ use index::Index;
 use serde::Serialize;
 
 pub use holds::Hold;
+pub use sketch::{Plan, Sketch};
 
 use crate::record::{Record, Step, StepResult};
 use crate::{Label, LaneView, Outcome};
 
-use align::{Kind, align};
-use holds::{History, history};
+use holds::History;
+use sketch::Refused;
 
 /// How [`compare`] works.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,51 +195,76 @@ pub struct Said {
 impl Said {
     /// What `result` says.
     pub fn of(result: &StepResult) -> Said {
-        let mut said = Said {
-            code: result.code(),
-            state: None,
-            project: None,
-            run: None,
-            outcome: None,
-            stop_requested: None,
-        };
-        let mut names = |project: &str, run: Option<&str>| {
-            said.project = Some(project.to_owned());
-            said.run = run.map(str::to_owned);
-        };
-        let (state, outcome, stop) = match result {
-            StepResult::Lease(lease) => {
-                names(&lease.project, Some(&lease.run));
-                (Some("running"), None, None)
-            }
-            StepResult::View(view) => {
-                names(&view.project, view.run.as_deref());
-                (Some(view.state.map_or("idle", |s| s.as_str())), None, None)
-            }
-            StepResult::Receipt(r) => {
-                names(&r.project, Some(&r.run));
-                (Some("released"), Some(r.outcome), Some(r.stop_requested))
-            }
-            StepResult::Reservation(r) | StepResult::Dispatched(r) | StepResult::Persisting(r) => {
-                names(&r.project, Some(&r.run));
-                (Some(r.state.as_str()), r.outcome, None)
-            }
-            StepResult::Settled(s) => {
-                names(&s.receipt.project, Some(&s.receipt.run));
-                let r = &s.receipt;
-                (
-                    Some(s.state.as_str()),
-                    Some(r.outcome),
-                    Some(r.stop_requested),
-                )
-            }
-            StepResult::Nothing(_) => (Some("nothing"), None, None),
-            StepResult::Error(_) => (None, None, None),
-        };
-        said.state = state;
-        said.outcome = outcome;
-        said.stop_requested = stop;
-        said
+        let said = says(result);
+        Said {
+            code: said.code,
+            state: said.state,
+            project: said.project.map(str::to_owned),
+            run: said.run.map(str::to_owned),
+            outcome: said.outcome,
+            stop_requested: said.stop_requested,
+        }
+    }
+}
+
+/// [`Said`], borrowed from the result.
+struct Says<'a> {
+    code: &'static str,
+    state: Option<&'static str>,
+    project: Option<&'a str>,
+    run: Option<&'a str>,
+    outcome: Option<Outcome>,
+    stop_requested: Option<bool>,
+}
+
+/// What `result` says, borrowed.
+fn says(result: &StepResult) -> Says<'_> {
+    let (project, run, state, outcome, stop): (Option<&str>, Option<&str>, _, _, _) = match result {
+        StepResult::Lease(lease) => (
+            Some(&lease.project),
+            Some(&lease.run),
+            Some("running"),
+            None,
+            None,
+        ),
+        StepResult::View(view) => (
+            Some(&view.project),
+            view.run.as_deref(),
+            Some(view.state.map_or("idle", |s| s.as_str())),
+            None,
+            None,
+        ),
+        StepResult::Receipt(r) => (
+            Some(&r.project),
+            Some(&r.run),
+            Some("released"),
+            Some(r.outcome),
+            Some(r.stop_requested),
+        ),
+        StepResult::Reservation(r) | StepResult::Dispatched(r) | StepResult::Persisting(r) => (
+            Some(&r.project),
+            Some(&r.run),
+            Some(r.state.as_str()),
+            r.outcome,
+            None,
+        ),
+        StepResult::Settled(s) => (
+            Some(&s.receipt.project),
+            Some(&s.receipt.run),
+            Some(s.state.as_str()),
+            Some(s.receipt.outcome),
+            Some(s.receipt.stop_requested),
+        ),
+        StepResult::Nothing(_) => (None, None, Some("nothing"), None, None),
+        StepResult::Error(_) => (None, None, None, None, None),
+    };
+    Says {
+        code: result.code(),
+        state,
+        project,
+        run,
+        outcome,
+        stop_requested: stop,
     }
 }
 
@@ -301,82 +328,24 @@ pub struct LaneChange {
 }
 
 /// Compares records `a` and `b` (any version; a version 3 record as
-/// [`Gather`](crate::record::stream::Gather) gathers it).
+/// [`Gather`](crate::record::stream::Gather) gathers it). [`Sketch`] and [`Plan`] compare
+/// records read one step at a time, as `lane-records diff` does, to the same [`Diff`].
 pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
-    compare_with(a, b, options, &hashbrown::DefaultHashBuilder::default())
+    compare_with(a, b, options, hashbrown::DefaultHashBuilder::default())
 }
 
 /// [`compare`], with steps' keys hashed by `hasher`.
-fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHasher) -> Diff {
-    let (history_a, history_b) = (history(a), history(b));
-    let keys_a = step_keys(a, &history_a, hasher);
-    let keys_b = step_keys(b, &history_b, hasher);
-    let (stretches, approximate) = align(&keys_a, &keys_b, options.budget);
-    let mut steps = Vec::new();
-    for s in stretches {
-        match s.kind {
-            Kind::Same => {
-                for (i, j) in s.a.zip(s.b) {
-                    let (sa, sb) = (&a.steps[i], &b.steps[j]);
-                    // Keys are hashes: two steps aligned by an equal hash of unequal keys (a
-                    // collision, never seen) are each found in one record only.
-                    if key_fields(sa, history_a.named(i)) != key_fields(sb, history_b.named(j)) {
-                        for (kind, a, b) in [
-                            (ChangeKind::OnlyA, i..i + 1, j..j),
-                            (ChangeKind::OnlyB, i + 1..i + 1, j..j + 1),
-                        ] {
-                            steps.push(StepChange {
-                                kind,
-                                a,
-                                b,
-                                answers: None,
-                            });
-                        }
-                        continue;
-                    }
-                    let asked =
-                        sa.input.outcome != sb.input.outcome || sa.input.saved != sb.input.saved;
-                    // The same result says the same (most steps): no words to make.
-                    if !asked && sa.result == sb.result {
-                        continue;
-                    }
-                    let answers = [Said::of(&sa.result), Said::of(&sb.result)];
-                    if asked || answers[0] != answers[1] {
-                        steps.push(StepChange {
-                            kind: if asked {
-                                ChangeKind::Asked
-                            } else {
-                                ChangeKind::Answered
-                            },
-                            a: i..i + 1,
-                            b: j..j + 1,
-                            answers: Some(answers),
-                        });
-                    }
-                }
-            }
-            Kind::OnlyA | Kind::OnlyB => steps.push(StepChange {
-                kind: if s.kind == Kind::OnlyA {
-                    ChangeKind::OnlyA
-                } else {
-                    ChangeKind::OnlyB
-                },
-                a: s.a,
-                b: s.b,
-                answers: None,
-            }),
-        }
-    }
-    let (projects, holds) = holders(&history_a, &history_b, options);
-    Diff {
-        counts: [a.steps.len(), b.steps.len()],
-        approximate,
-        steps,
-        projects,
-        refusals: refusals(a, b),
-        holds,
-        final_lanes: final_lanes(a, b),
-    }
+fn compare_with<S: BuildHasher + Clone>(
+    a: &Record,
+    b: &Record,
+    options: &Options,
+    hasher: S,
+) -> Diff {
+    let [mut sa, mut sb] = Sketch::pair_with(hasher);
+    sa.record(a);
+    sb.record(b);
+    let plan = Plan::new(&sa, &sb, options);
+    plan.finish([&sa, &sb], [&|n| a.steps.get(n), &|n| b.steps.get(n)])
 }
 
 /// What a step's key is made of: its operation and its input but for an outcome or `saved`,
@@ -392,24 +361,18 @@ fn key_fields<'a>(step: &'a Step, named: Option<&'a str>) -> [Option<&'a str>; 5
     ]
 }
 
-/// Each step's key ([`key_fields`]), hashed by `hasher` (the same for both records).
-fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> Vec<u64> {
-    (record.steps.iter().enumerate())
-        .map(|(n, step)| {
-            let mut h = hasher.build_hasher();
-            for field in key_fields(step, history.named(n)) {
-                // 0xfe and 0xff never occur in UTF-8: the fields stay apart.
-                match field {
-                    Some(text) => {
-                        h.write(text.as_bytes());
-                        h.write_u8(0xff);
-                    }
-                    None => h.write_u8(0xfe),
-                }
+/// Hashes `fields` into `h`, each kept apart from the next.
+fn write_fields<'a>(h: &mut impl Hasher, fields: impl IntoIterator<Item = Option<&'a str>>) {
+    for field in fields {
+        // 0xfe and 0xff never occur in UTF-8: the fields stay apart.
+        match field {
+            Some(text) => {
+                h.write(text.as_bytes());
+                h.write_u8(0xff);
             }
-            h.finish()
-        })
-        .collect()
+            None => h.write_u8(0xfe),
+        }
+    }
 }
 
 /// Each hold's key: its run, U+001F, and which of the run's holds it is (from 1).
@@ -479,42 +442,20 @@ fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, 
     (changes, longer)
 }
 
-/// Each run's first refusal (of a claim or a place in a queue) in `record`, in step order,
-/// and where each run's is (keyed `project` and `run` joined by U+001F).
-fn refused(record: &Record) -> (Vec<(&str, &str, Refusal)>, Index) {
-    let (mut first, mut at) = (Vec::new(), Index::new());
-    for (step, s) in record.steps.iter().enumerate() {
-        if let (StepResult::Error(e), Some(project), Some(run)) =
-            (&s.result, &s.input.project, &s.input.run)
-        {
-            at.get_or_insert(&format!("{project}\u{1f}{run}"), || {
-                let refusal = Refusal {
-                    step,
-                    code: e.code(),
-                };
-                first.push((project.as_str(), run.as_str(), refusal));
-                first.len() - 1
-            });
-        }
-    }
-    (first, at)
-}
-
 /// The runs refused in one record and never in the other, in order of their first refusal
 /// (A's, then B's).
-fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
-    let [ra, rb] = [refused(a), refused(b)];
+fn refusals(a: &Refused, b: &Refused) -> Vec<RefusalChange> {
     let mut changes: Vec<RefusalChange> = Vec::new();
-    for (side, (mine, theirs)) in [(&ra, &rb), (&rb, &ra)].into_iter().enumerate() {
-        for (project, run, refusal) in &mine.0 {
-            if theirs.1.contains(&format!("{project}\u{1f}{run}")) {
+    for (side, (mine, theirs)) in [(a, b), (b, a)].into_iter().enumerate() {
+        for (project, run, refusal) in &mine.first {
+            if theirs.at.contains(&format!("{project}\u{1f}{run}")) {
                 continue;
             }
             let mut refused = [None, None];
             refused[side] = Some(refusal.clone());
             changes.push(RefusalChange {
-                project: (*project).to_owned(),
-                run: (*run).to_owned(),
+                project: project.clone(),
+                run: run.clone(),
                 refused,
             });
         }
@@ -523,23 +464,22 @@ fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
 }
 
 /// The projects whose lane differs after the last step, in A's order and then B's.
-fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
-    let index = |r: &Record| -> Index {
-        (r.final_lanes.iter().enumerate())
+fn final_lanes(a: &[LaneView], b: &[LaneView]) -> Vec<LaneChange> {
+    let index = |lanes: &[LaneView]| -> Index {
+        (lanes.iter().enumerate())
             .map(|(i, l)| (l.project.as_str(), i))
             .collect()
     };
     let (in_a, in_b) = (index(a), index(b));
-    let projects = a.final_lanes.iter().map(|l| l.project.as_str()).chain(
-        b.final_lanes
-            .iter()
+    let projects = a.iter().map(|l| l.project.as_str()).chain(
+        b.iter()
             .map(|l| l.project.as_str())
             .filter(|p| !in_a.contains(p)),
     );
     projects
         .filter_map(|p| {
-            let la = in_a.get(p).map(|i| &a.final_lanes[i]);
-            let lb = in_b.get(p).map(|i| &b.final_lanes[i]);
+            let la = in_a.get(p).map(|i| &a[i]);
+            let lb = in_b.get(p).map(|i| &b[i]);
             (la != lb).then(|| LaneChange {
                 project: p.to_owned(),
                 lanes: [la.cloned(), lb.cloned()],

@@ -212,6 +212,7 @@ fn records_too_different_for_the_budget_are_approximate() {
 }
 
 /// A hasher under which every key collides.
+#[derive(Clone)]
 struct Colliding;
 
 impl std::hash::BuildHasher for Colliding {
@@ -243,7 +244,7 @@ fn steps_whose_hashed_keys_collide_are_never_taken_for_the_same() {
     });
     // Every key hashes alike, so the alignment pairs step for step; the keys themselves tell
     // the pairs that are not the same apart.
-    let diff = compare_with(&a, &b, &Options::default(), &Colliding);
+    let diff = compare_with(&a, &b, &Options::default(), Colliding);
     let only: usize = diff
         .steps
         .iter()
@@ -258,5 +259,143 @@ fn steps_whose_hashed_keys_collide_are_never_taken_for_the_same() {
         diff.steps.iter().all(|s| s.kind != ChangeKind::Asked),
         "no step is taken for another: {diff:?}"
     );
-    assert!(compare_with(&a, &a, &Options::default(), &Colliding).is_empty());
+    assert!(compare_with(&a, &a, &Options::default(), Colliding).is_empty());
+}
+
+mod whole;
+
+/// A step of a generated record.
+#[derive(Clone, Debug)]
+enum Act {
+    Claim(usize, usize),
+    Stop(usize),
+    Release(usize, &'static str),
+    View(usize),
+    Enqueue(usize, usize),
+    Dispatch,
+    Finish(usize, &'static str),
+    Persist(usize, bool),
+    Cancel(usize),
+}
+
+const PROJECTS: [&str; 3] = ["docs", "site", "web"];
+const OUTCOMES: [&str; 3] = ["succeeded", "failed", "needs_review"];
+
+/// A small pseudo-random sequence (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn act(&mut self, queues: bool) -> Act {
+        let (p, n) = (self.below(PROJECTS.len()), self.below(6) + 1);
+        let outcome = OUTCOMES[self.below(OUTCOMES.len())];
+        match (queues, self.below(5)) {
+            (false, 0 | 1) => Act::Claim(p, self.below(4)),
+            (false, 2) => Act::Stop(n),
+            (false, 3) => Act::Release(n, outcome),
+            (false, _) => Act::View(p),
+            (true, 0) => Act::Enqueue(p, self.below(4)),
+            (true, 1) => Act::Dispatch,
+            (true, 2) => Act::Finish(n, outcome),
+            (true, 3) => Act::Persist(n, self.below(3) > 0),
+            (true, _) => Act::Cancel(n),
+        }
+    }
+}
+
+/// The record of `acts`, each step `gaps[i]` ms after the one before.
+fn played(acts: &[Act], gaps: &[u64], queues: bool) -> Record {
+    let run = |r: usize| format!("run-{r}");
+    let play = |rec: &mut Recorder| {
+        let mut now = 1_000_000;
+        // Handles and ids issued so far: a step names only those.
+        let (mut leases, mut ids) = (0, 0);
+        for (act, gap) in acts.iter().zip(gaps) {
+            now += gap;
+            rec.at(Timestamp::from_millis(now).unwrap());
+            let lease = |l: usize| format!("L{}", 1 + (l - 1) % leases);
+            let id = |i: usize| format!("R{}", 1 + (i - 1) % ids);
+            match act {
+                Act::Claim(p, r) => rec.claim(PROJECTS[*p], &run(*r)),
+                Act::Enqueue(p, r) => rec.enqueue("main", PROJECTS[*p], &run(*r)),
+                Act::View(p) => rec.view(PROJECTS[*p]),
+                Act::Dispatch => rec.dispatch("main"),
+                Act::Stop(_) | Act::Release(..) if leases == 0 => rec.view("docs"),
+                Act::Stop(l) => rec.request_stop(&lease(*l)),
+                Act::Release(l, o) => rec.release(&lease(*l), o),
+                _ if ids == 0 => rec.dispatch("main"),
+                Act::Finish(i, o) => rec.finish_work(&id(*i), o),
+                Act::Persist(i, saved) => rec.persist(&id(*i), *saved),
+                Act::Cancel(i) => rec.cancel(&id(*i)),
+            };
+            match rec.last_step().map(|s| &s.result) {
+                Some(StepResult::Lease(_)) => leases += 1,
+                Some(StepResult::Reservation(_)) if matches!(act, Act::Enqueue(..)) => ids += 1,
+                _ => {}
+            }
+        }
+    };
+    let rec = if queues {
+        Recorder::dispatcher("q", text("Q"), text("Q."), &PROJECTS, "web", &["main"])
+    } else {
+        Recorder::new("r", text("R"), text("R."), &PROJECTS, "web")
+    };
+    let mut rec = rec.unwrap().without_untouched_project();
+    play(&mut rec);
+    rec.finish().unwrap()
+}
+
+#[test]
+fn the_comparison_a_step_at_a_time_is_the_whole_records_one() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let options = Options {
+        budget: 6,
+        ..Options::default()
+    };
+    let mut differing = 0;
+    for round in 0..400 {
+        let queues = round % 2 == 1;
+        let len = rng.below(40) + 1;
+        let acts: Vec<Act> = (0..len).map(|_| rng.act(queues)).collect();
+        let gaps: Vec<u64> = (0..len).map(|_| [1, 10, 3_000][rng.below(3)]).collect();
+        let (mut acts_b, mut gaps_b) = (acts.clone(), gaps.clone());
+        // Changes at the first step, the last, or anywhere; steps added, dropped, cut off.
+        for _ in 0..rng.below(4) {
+            let at = match rng.below(3) {
+                0 => 0,
+                1 => acts_b.len().saturating_sub(1),
+                _ => rng.below(acts_b.len().max(1)),
+            };
+            match rng.below(5) {
+                0 if at < acts_b.len() => acts_b[at] = rng.act(queues),
+                1 => acts_b.insert(at.min(acts_b.len()), rng.act(queues)),
+                2 if at < acts_b.len() && acts_b.len() > 1 => {
+                    acts_b.remove(at);
+                }
+                3 => acts_b.truncate(at.max(1)),
+                _ if at < gaps_b.len() => gaps_b[at] = 5_000,
+                _ => {}
+            }
+            gaps_b.resize(acts_b.len(), 10);
+        }
+        let (a, b) = (
+            played(&acts, &gaps, queues),
+            played(&acts_b, &gaps_b, queues),
+        );
+        for (x, y) in [(&a, &b), (&b, &a), (&a, &a)] {
+            for options in [&options, &Options::default()] {
+                let new = compare(x, y, options);
+                let old = whole::compare(x, y, options);
+                assert_eq!(new, old, "{acts:?}\n{acts_b:?}");
+                differing += usize::from(!new.is_empty());
+            }
+        }
+    }
+    assert!(differing > 400, "{differing} comparisons differ");
 }

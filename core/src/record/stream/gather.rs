@@ -106,6 +106,19 @@ impl Gather {
         }
     }
 
+    /// Takes the step just gathered out of the record, for a reader that handles each step as
+    /// it comes and keeps none (`lane-records diff`): call it after every
+    /// [`seen`](Gather::seen). The record then ends without those steps.
+    pub fn take_step(&mut self) -> Option<Saved> {
+        self.record.as_mut()?.steps.pop()
+    }
+
+    /// What was held before the first step, as gathered so far (complete once a step is
+    /// seen).
+    pub fn start(&self) -> Option<&Start> {
+        self.record.as_ref()?.start.as_ref()
+    }
+
     /// The record, once the reader has finished (its final lanes are every project's).
     pub fn record(self) -> Record {
         self.finish().0
