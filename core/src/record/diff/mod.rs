@@ -388,30 +388,19 @@ fn kth_keys(holds: &[Hold]) -> impl Iterator<Item = String> + '_ {
 /// The projects whose holders differ, and the holds that got much longer or shorter: a run's
 /// k-th hold of a project in A timed against its k-th hold of the project in B.
 fn holders(a: &History, b: &History, options: &Options) -> (Vec<ProjectChange>, Vec<HoldChange>) {
-    let index = |h: &History| -> Index {
-        (h.holds.iter().enumerate())
-            .map(|(i, (p, _))| (p.as_str(), i))
-            .collect()
-    };
-    let (in_a, in_b) = (index(a), index(b));
-    let none = Vec::new();
-    let projects = a.holds.iter().map(|(p, _)| p).chain(
-        b.holds
-            .iter()
-            .map(|(p, _)| p)
-            .filter(|p| !in_a.contains(p.as_str())),
-    );
+    let projects = a
+        .projects()
+        .chain(b.projects().filter(|p| !a.has(p.as_str())));
     let (mut changes, mut longer) = (Vec::new(), Vec::new());
     for project in projects {
-        let ha = in_a.get(project.as_str()).map_or(&none, |i| &a.holds[i].1);
-        let hb = in_b.get(project.as_str()).map_or(&none, |i| &b.holds[i].1);
-        let same = ha.iter().zip(hb).take_while(|(x, y)| x.same_as(y)).count();
+        let (ha, hb) = (a.holds_of(project.as_str()), b.holds_of(project.as_str()));
+        let same = ha.iter().zip(&hb).take_while(|(x, y)| x.same_as(y)).count();
         // A run's k-th hold of the project in B, to time against the same in A.
         let mut in_b = Index::new();
-        for (j, key) in kth_keys(hb).enumerate() {
+        for (j, key) in kth_keys(&hb).enumerate() {
             in_b.insert(&key, j);
         }
-        for (i, (x, key)) in ha.iter().zip(kth_keys(ha)).enumerate() {
+        for (i, (x, key)) in ha.iter().zip(kth_keys(&ha)).enumerate() {
             let Some(y) = in_b.get(&key).map(|j| &hb[j]) else {
                 continue;
             };
