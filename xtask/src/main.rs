@@ -12,6 +12,7 @@ mod fixtures;
 mod guide;
 mod guide_lang;
 mod installs;
+mod instructions;
 mod pg_tls;
 mod postgres;
 mod release;
@@ -71,6 +72,10 @@ tasks:
                     browser benchmarks (mount, switch, large records, replay, timeline),
                     those whose names contain FILTER, in engine E (default chromium, the
                     reference for the targets)
+  bench instructions
+                    a claim+release pair of plain lanes against a bare Mutex<HashMap>
+                    insert+remove in instructions (callgrind; valgrind installed with
+                    apt-get as root), their ratio, and the lanes' by source file
   pg-test [FILTER]  only the tests of project-lanes-pg and lanes-pg (pg-tests/; those whose
                     names contain FILTER), the ignored PostgreSQL ones included, on a
                     throwaway cluster
@@ -107,6 +112,7 @@ fn main() -> ExitCode {
         ["smoke", rest @ ..] => smoke(rest),
         ["screenshots", rest @ ..] => screenshots(rest),
         ["size"] => size::size(),
+        ["bench", "instructions"] => instructions::instructions(),
         ["bench", rest @ ..] => bench(rest),
         ["pg-test"] => pg_test(None),
         ["pg-test", filter] if !filter.starts_with('-') => pg_test(Some(filter)),
