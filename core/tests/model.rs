@@ -23,3 +23,22 @@ proptest! {
         prop_assert_eq!(is_valid_label(&label), rule.is_match(&label));
     }
 }
+
+#[test]
+fn every_character_below_256_first_or_following_is_judged_as_the_rule_says() {
+    let rule = regex::Regex::new(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,79}\z").unwrap();
+    let mut accepted = 0;
+    for c in (0..=255u32).filter_map(char::from_u32) {
+        for label in [
+            format!("{c}"),
+            format!("a{c}"),
+            format!("a{c}z"),
+            format!("{c}{c}"),
+        ] {
+            assert_eq!(is_valid_label(&label), rule.is_match(&label), "{label:?}");
+            accepted += usize::from(is_valid_label(&label));
+        }
+    }
+    // Per position: 62 characters first, 65 following.
+    assert_eq!(accepted, 62 + 65 + 65 + 62);
+}
