@@ -24,7 +24,7 @@ use crate::engines::{Engine, Installed};
 use crate::release::{CRATES, Release, VERSION};
 use crate::serve::StaticServer;
 use crate::util::{Result, output, project_root, run, step};
-use crate::webdriver::{Driver, Look};
+use crate::webdriver::in_each_engine;
 
 /// The tools installed from their packages, each with the binary of the same name.
 const TOOLS: [&str; 3] = ["lane-records", "lanes-pg", "mdbook-lanes"];
@@ -291,61 +291,37 @@ fn open_pages(engines: &[Installed], book: &Path, site: &Path, npm: &Path) -> Re
     let open = server.open_requests();
     let addr = server.spawn();
     let logs = project_root().join("target/smoke");
-    std::fs::create_dir_all(&logs)?;
-    for installed in engines {
-        let engine = installed.engine;
-        step(&format!(
-            "the installed packages' pages in {}",
-            engine.label()
-        ));
-        let log = logs.join(format!("{}-release-driver.log", engine.name()));
-        let driver = Driver::start(installed, Look::default(), &log)?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        runtime
-            .block_on(async {
-                let client = driver.session().await?;
-                let mut pages = vec![
-                    (format!("http://{addr}/plain.html"), 1),
-                    (format!("http://{addr}/app/dist/index.html"), 1),
-                ];
-                if engine == Engine::Chromium {
-                    pages.push((format!("file://{}", book.display()), 2));
-                    let guide = site.join("guide/lane-records.html");
-                    pages.push((format!("file://{}", guide.display()), 3));
+    let what = "the installed packages' pages";
+    in_each_engine(
+        engines,
+        what,
+        (&logs, "release-driver"),
+        async |client, engine| {
+            let mut pages = vec![
+                (format!("http://{addr}/plain.html"), 1),
+                (format!("http://{addr}/app/dist/index.html"), 1),
+            ];
+            if engine == Engine::Chromium {
+                pages.push((format!("file://{}", book.display()), 2));
+                let guide = site.join("guide/lane-records.html");
+                pages.push((format!("file://{}", guide.display()), 3));
+            }
+            for (url, count) in &pages {
+                crate::smoke::check_viewers(client, url, *count, &open).await?;
+                if url.ends_with("/app/dist/index.html") {
+                    mounted_is_verified(client).await?;
                 }
-                let mut result = Ok(());
-                for (url, count) in &pages {
-                    result = crate::smoke::check_viewers(&client, url, *count, &open).await;
-                    if result.is_ok() && url.ends_with("/app/dist/index.html") {
-                        result = mounted_is_verified(&client).await;
-                    }
-                    if result.is_err() {
-                        break;
-                    }
-                    println!("ok: {url} ({count} verified) in {}", engine.label());
-                }
-                if result.is_ok() && engine == Engine::Chromium {
-                    let (page, expected) = crate::smoke::OFFLINE;
-                    let url = format!("file://{}", site.join(page).display());
-                    result = crate::smoke::check_page(&client, &url, expected, &open).await;
-                    if result.is_ok() {
-                        println!("ok: {url} in {}", engine.label());
-                    }
-                }
-                let _ = client.close().await;
-                result
-            })
-            .map_err(|e| {
-                format!(
-                    "{}: {e}\n  the driver's log: {}",
-                    engine.label(),
-                    log.display()
-                )
-            })?;
-    }
-    Ok(())
+                println!("ok: {url} ({count} verified) in {}", engine.label());
+            }
+            if engine == Engine::Chromium {
+                let (page, expected) = crate::smoke::OFFLINE;
+                let url = format!("file://{}", site.join(page).display());
+                crate::smoke::check_page(client, &url, expected, &open).await?;
+                println!("ok: {url} in {}", engine.label());
+            }
+            Ok(())
+        },
+    )
 }
 
 /// On the Vite page, `mount` from the package resolved and its viewer verified its record.

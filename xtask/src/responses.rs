@@ -97,18 +97,25 @@ pub fn content_type(path: &Path) -> &'static str {
     }
 }
 
+/// A folder for the file server's tests, named after `name`: `site/` (a page, a wasm file, a
+/// name with a space) and `secret.txt` beside it, outside the site.
+#[cfg(test)]
+pub fn test_site(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("xtask-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("site/pkg")).unwrap();
+    std::fs::write(dir.join("site/index.html"), "<h1>home</h1>").unwrap();
+    std::fs::write(dir.join("site/pkg/v.wasm"), b"\0asm").unwrap();
+    std::fs::write(dir.join("site/a b.json"), "{}").unwrap();
+    std::fs::write(dir.join("secret.txt"), "outside").unwrap();
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn site() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("xtask-responses-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("site/pkg")).unwrap();
-        std::fs::write(dir.join("site/index.html"), "<h1>home</h1>").unwrap();
-        std::fs::write(dir.join("site/pkg/v.wasm"), b"\0asm").unwrap();
-        std::fs::write(dir.join("site/a b.json"), "{}").unwrap();
-        std::fs::write(dir.join("secret.txt"), "outside").unwrap();
-        dir
+        test_site("responses")
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::engines::Installed;
 use crate::serve::StaticServer;
 use crate::tools::{apt_install, can_apt};
 use crate::util::{Result, output, project_root, step};
-use crate::webdriver::{Driver, Look, WINDOW};
+use crate::webdriver::{Look, WINDOW, in_session};
 
 /// The tallest window a picture is taken in.
 const MAX_HEIGHT: u32 = 4000; // Xvfb's screen for WebKit is 4200 pixels tall (engines.rs)
@@ -29,33 +29,13 @@ const READY_LIMIT: Duration = Duration::from_secs(60);
 
 /// Each picture: its name, the page, how many viewers the page holds, and the window's width.
 const SHOTS: [(&str, &str, usize, u32); 22] = [
-    (
-        "standalone-en",
-        "index.html#record=persistence-gate&lang=en",
-        1,
-        WINDOW.0,
-    ),
-    (
-        "standalone-ja",
-        "index.html#record=persistence-gate&lang=ja",
-        1,
-        WINDOW.0,
-    ),
+    ("standalone-en", STANDALONE_EN, 1, WINDOW.0),
+    ("standalone-ja", STANDALONE_JA, 1, WINDOW.0),
     ("embed", "embed.html", 2, WINDOW.0),
     ("offline", "offline.html", 2, WINDOW.0),
     // A version 3 record from a real journal (the guide's chaos run).
-    (
-        "journal-en",
-        "index.html#src=records/chaos-run.jsonl&lang=en",
-        1,
-        WINDOW.0,
-    ),
-    (
-        "journal-ja",
-        "index.html#src=records/chaos-run.jsonl&lang=ja",
-        1,
-        WINDOW.0,
-    ),
+    ("journal-en", JOURNAL_EN, 1, WINDOW.0),
+    ("journal-ja", JOURNAL_JA, 1, WINDOW.0),
     ("guide-chaos-run", "guide/chaos-run.html", 1, WINDOW.0),
     // The guide's embedding chapter, in English and in Japanese.
     ("guide-embedding", "guide/embedding.html", 1, WINDOW.0),
@@ -127,6 +107,11 @@ const BREAK_SCENARIO: &str = "
     editor.dispatchEvent(new Event('input'));";
 
 /// The standalone page comparing the busy project with the stale release.
+const STANDALONE_EN: &str = "index.html#record=persistence-gate&lang=en";
+const STANDALONE_JA: &str = "index.html#record=persistence-gate&lang=ja";
+const JOURNAL_EN: &str = "index.html#src=records/chaos-run.jsonl&lang=en";
+const JOURNAL_JA: &str = "index.html#src=records/chaos-run.jsonl&lang=ja";
+
 const COMPARE_EN: &str =
     "index.html#record=busy-project&lang=en&compare=busy-project,stale-release&diff=2";
 const COMPARE_JA: &str =
@@ -169,47 +154,34 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
     let addr = server.spawn();
     let out = project_root().join("target/screenshots");
     std::fs::create_dir_all(&out)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     for installed in engines {
         let engine = installed.engine;
         for dark in [false, true] {
             let scheme = if dark { "dark" } else { "light" };
             step(&format!("screenshots in {} ({scheme})", engine.label()));
             let log = out.join(format!("{}-{scheme}-driver.log", engine.name()));
-            let driver = Driver::start(
-                installed,
-                Look {
-                    dark,
-                    ..Look::default()
-                },
-                &log,
-            )?;
-            runtime.block_on(async {
-                let client = driver.session().await?;
-                let result = async {
-                    let playground = PLAYGROUND
-                        .iter()
-                        .map(|&(name, page, width, prepare)| (name, page, 1, width, Some(prepare)));
-                    let shots = SHOTS
-                        .iter()
-                        .map(|&(name, page, viewers, width)| (name, page, viewers, width, None))
-                        .chain(playground);
-                    for (name, page, viewers, width, prepare) in shots {
-                        let url = format!("http://{addr}/{page}");
-                        let png = picture(&client, &url, (viewers, width), prepare, dark)
-                            .await
-                            .map_err(|e| format!("{url} in {} ({scheme}): {e}", engine.label()))?;
-                        let file = out.join(format!("{}-{scheme}-{name}.png", engine.name()));
-                        std::fs::write(&file, png)?;
-                        println!("  {}", file.display());
-                    }
-                    Ok::<(), Box<dyn std::error::Error>>(())
+            let look = Look {
+                dark,
+                ..Look::default()
+            };
+            in_session(installed, look, &log, async |client| {
+                let playground = PLAYGROUND
+                    .iter()
+                    .map(|&(name, page, width, prepare)| (name, page, 1, width, Some(prepare)));
+                let shots = SHOTS
+                    .iter()
+                    .map(|&(name, page, viewers, width)| (name, page, viewers, width, None))
+                    .chain(playground);
+                for (name, page, viewers, width, prepare) in shots {
+                    let url = format!("http://{addr}/{page}");
+                    let png = picture(client, &url, (viewers, width), prepare, dark)
+                        .await
+                        .map_err(|e| format!("{url} ({scheme}): {e}"))?;
+                    let file = out.join(format!("{}-{scheme}-{name}.png", engine.name()));
+                    std::fs::write(&file, png)?;
+                    println!("  {}", file.display());
                 }
-                .await;
-                let _ = client.close().await;
-                result
+                Ok(())
             })?;
         }
     }

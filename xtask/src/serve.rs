@@ -224,13 +224,7 @@ mod tests {
     use std::net::TcpStream;
 
     fn site() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("xtask-serve-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("site/pkg")).unwrap();
-        std::fs::write(dir.join("site/index.html"), "<h1>home</h1>").unwrap();
-        std::fs::write(dir.join("site/pkg/v.wasm"), b"\0asm").unwrap();
-        std::fs::write(dir.join("site/a b.json"), "{}").unwrap();
-        std::fs::write(dir.join("secret.txt"), "outside").unwrap();
-        dir
+        crate::responses::test_site("serve")
     }
 
     fn get(addr: SocketAddr, target: &str) -> String {

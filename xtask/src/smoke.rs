@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::engines::{Engine, Installed};
 use crate::serve::{OpenRequests, StaticServer};
 use crate::util::{Result, project_root, step};
-use crate::webdriver::{Driver, Look};
+use crate::webdriver::{Look, in_each_engine, in_session};
 
 /// How long one page may take to show what it must.
 const PAGE_LIMIT: Duration = Duration::from_secs(60);
@@ -64,66 +64,31 @@ pub fn smoke_test_dist(dist: &Path, engines: &[Installed]) -> Result<()> {
     let open = server.open_requests();
     let addr = server.spawn();
     let logs = project_root().join("target/smoke");
-    std::fs::create_dir_all(&logs)?;
-    for installed in engines {
-        let engine = installed.engine;
-        step(&format!(
-            "checking the built site in {} (index.html, playground.html, embed.html, the guide)",
-            engine.label()
-        ));
-        let log = logs.join(format!("{}-driver.log", engine.name()));
-        let driver = Driver::start(installed, Look::default(), &log)?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        runtime
-            .block_on(async {
-                let client = driver.session().await?;
-                let mut result = Ok(());
-                for (page, expected) in PAGES {
-                    let url = format!("http://{addr}/{page}");
-                    result = check_page(&client, &url, expected, &open).await;
-                    if result.is_err() {
-                        break;
-                    }
-                    println!("ok: {page} in {}", engine.label());
-                }
-                if result.is_ok() {
-                    for (page, count) in crate::guide::PAGES {
-                        let url = format!("http://{addr}/{page}");
-                        result = check_viewers(&client, &url, count, &open).await;
-                        if result.is_err() {
-                            break;
-                        }
-                        println!(
-                            "ok: {page} ({count} viewers verified) in {}",
-                            engine.label()
-                        );
-                    }
-                }
-                if result.is_ok() && engine == Engine::Chromium {
-                    // A folder opened from a disk: no server, module scripts and fetches refused.
-                    let url = format!("file://{}", dist.join(OFFLINE.0).display());
-                    result = check_page(&client, &url, OFFLINE.1, &open).await;
-                    if result.is_ok() {
-                        println!("ok: {url} in {}", engine.label());
-                    }
-                }
-                let _ = client.close().await;
-                result
-            })
-            .map_err(|e| {
-                format!(
-                    "the built site in {}: {e}\n  the driver's log: {}",
-                    engine.label(),
-                    log.display()
-                )
-            })?;
-        if engine == Engine::Chromium {
-            without_scripts(installed, addr, &logs)?;
+    let what = "the built site (index.html, playground.html, embed.html, the guide)";
+    in_each_engine(engines, what, (&logs, "driver"), async |client, engine| {
+        for (page, expected) in PAGES {
+            check_page(client, &format!("http://{addr}/{page}"), expected, &open).await?;
+            println!("ok: {page} in {}", engine.label());
         }
+        for (page, count) in crate::guide::PAGES {
+            check_viewers(client, &format!("http://{addr}/{page}"), count, &open).await?;
+            println!(
+                "ok: {page} ({count} viewers verified) in {}",
+                engine.label()
+            );
+        }
+        if engine == Engine::Chromium {
+            // A folder opened from a disk: no server, module scripts and fetches refused.
+            let url = format!("file://{}", dist.join(OFFLINE.0).display());
+            check_page(client, &url, OFFLINE.1, &open).await?;
+            println!("ok: {url} in {}", engine.label());
+        }
+        Ok(())
+    })?;
+    match engines.iter().find(|i| i.engine == Engine::Chromium) {
+        Some(chromium) => without_scripts(chromium, addr, &logs),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The guide's pages in Chromium with scripts disabled: each `<lane-viewer>` keeps its static
@@ -135,13 +100,7 @@ fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Pat
         scripts_off: true,
         ..Look::default()
     };
-    let driver = Driver::start(installed, look, &log)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let client = driver.session().await?;
-        let mut result = Ok(());
+    in_session(installed, look, &log, async |client| {
         for (page, count) in crate::guide::PAGES {
             client.goto(&format!("http://{addr}/{page}")).await?;
             // The page's source as the browser holds it: no script is needed to read it.
@@ -150,8 +109,7 @@ fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Pat
             // that no script ran.
             let root = html.split('>').next().unwrap_or_default();
             if root.split(['"', ' ']).any(|word| word == "js") {
-                result = Err(format!("{page}: scripts ran although turned off ({root}>)").into());
-                break;
+                return Err(format!("{page}: scripts ran although turned off ({root}>)").into());
             }
             // Attributes of elements, not the same words shown in a code block (`&lt;div …`).
             let pictures = html
@@ -163,21 +121,18 @@ fn without_scripts(installed: &Installed, addr: std::net::SocketAddr, logs: &Pat
                 .count();
             let svgs = html.matches("<svg").count();
             if pictures != count || svgs < count || !html.contains("data-step=") {
-                result = Err(format!(
+                return Err(format!(
                     "{page} without JavaScript: {pictures} static pictures and {svgs} drawings \
                      (expected {count} of each at least, with step cards)"
                 )
                 .into());
-            } else if html.contains("data-verification=\"verified\"") {
-                result = Err(format!("{page} without JavaScript claims a verified record").into());
             }
-            if result.is_err() {
-                break;
+            if html.contains("data-verification=\"verified\"") {
+                return Err(format!("{page} without JavaScript claims a verified record").into());
             }
             println!("ok: {page} without JavaScript ({count} static pictures)");
         }
-        let _ = client.close().await;
-        result
+        Ok(())
     })
 }
 

@@ -68,7 +68,7 @@ pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
         }
         "endless" => spaces(ENDLESS_BYTES, false, ""),
         "chunked" => match std::fs::read(root.join(rest)) {
-            Ok(bytes) => Response::new(Pieces::new(&bytes, b"", 0).boxed()),
+            Ok(bytes) => Response::new(Made(Pieces::new(&bytes, b"", 0)).boxed()),
             Err(_) => not_found(),
         },
         "lines" => {
@@ -78,7 +78,7 @@ pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
                 pace: Some(Box::pin(tokio::time::sleep(LINES_PACE))),
                 ..Pieces::new(LINES_HEAD.as_bytes(), LINES_STEP.as_bytes(), ENDLESS_BYTES)
             };
-            Response::new(body.boxed())
+            Response::new(Made(body).boxed())
         }
         "sent" => {
             let mut response = Response::new(
@@ -124,14 +124,48 @@ struct Pieces {
     pace: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
-impl hyper::body::Body for Pieces {
+/// A body made piece by piece as it is sent: [`Made`] is the `hyper` body of any of them.
+trait Piecewise: Unpin {
+    /// The next piece, `None` after the last.
+    fn next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>>;
+
+    /// Whether the last piece was sent.
+    fn ended(&self) -> bool {
+        false
+    }
+
+    /// Its length, when it is announced (`Content-Length`).
+    fn hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}
+
+/// The body of a [`Piecewise`].
+struct Made<P>(P);
+
+impl<P: Piecewise> hyper::body::Body for Made<P> {
     type Data = Bytes;
     type Error = Infallible;
 
     fn poll_frame(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let piece = self.get_mut().0.next(cx);
+        piece.map(|piece| piece.map(|piece| Ok(Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.ended()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.0.hint()
+    }
+}
+
+impl Piecewise for Pieces {
+    fn next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
         if let Some(pace) = &mut self.pace {
             if pace.as_mut().poll(cx).is_pending() {
                 return Poll::Pending;
@@ -143,7 +177,7 @@ impl hyper::body::Body for Pieces {
         if let (Some(piece), Some(name)) = (&piece, &self.counted) {
             sent_so_far(name, Some(piece.len() as u64));
         }
-        Poll::Ready(piece.map(|piece| Ok(Frame::data(piece))))
+        Poll::Ready(piece)
     }
 }
 
@@ -186,7 +220,7 @@ fn spaces(count: u64, exact: bool, head: &'static str) -> Response<Body> {
         left: count - head.len() as u64,
         exact,
     };
-    let mut response = Response::new(body.boxed());
+    let mut response = Response::new(Made(body).boxed());
     set(&mut response, "Content-Type", "application/json");
     response
 }
@@ -199,34 +233,26 @@ struct Spaces {
     exact: bool,
 }
 
-impl hyper::body::Body for Spaces {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+impl Piecewise for Spaces {
+    fn next(&mut self, _: &mut Context<'_>) -> Poll<Option<Bytes>> {
         static PIECE_OF_SPACES: [u8; PIECE] = [b' '; PIECE];
         if !self.head.is_empty() {
             let head = std::mem::take(&mut self.head);
-            return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(head)))));
+            return Poll::Ready(Some(Bytes::from_static(head)));
         }
         if self.left == 0 {
             return Poll::Ready(None);
         }
         let n = self.left.min(PIECE as u64) as usize;
         self.left -= n as u64;
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
-            &PIECE_OF_SPACES[..n],
-        )))))
+        Poll::Ready(Some(Bytes::from_static(&PIECE_OF_SPACES[..n])))
     }
 
-    fn is_end_stream(&self) -> bool {
+    fn ended(&self) -> bool {
         self.left == 0 && self.head.is_empty()
     }
 
-    fn size_hint(&self) -> SizeHint {
+    fn hint(&self) -> SizeHint {
         if self.exact {
             SizeHint::with_exact(self.left + self.head.len() as u64)
         } else {

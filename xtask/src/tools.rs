@@ -47,6 +47,39 @@ type Install = (
     JoinHandle<std::result::Result<(), String>>,
 );
 
+/// Starts `install` in a thread of its own, its output in `logs/<log>`; `name` says what it
+/// installs in the progress line, `what` in an error.
+fn background(
+    (installs, logs): (&mut Vec<Install>, &Path),
+    what: &'static str,
+    name: String,
+    log: &str,
+    install: impl FnOnce(&Path) -> Result<()> + Send + 'static,
+) {
+    let log = logs.join(log);
+    step(&format!(
+        "installing {name} in the background, once (log: {})",
+        log.display()
+    ));
+    let file = log.clone();
+    let handle = std::thread::spawn(move || install(&file).map_err(|e| e.to_string()));
+    installs.push((what, log, handle));
+}
+
+/// The tools built with `cargo install`: what each is, its log, and its install into that log.
+type CargoTool = (&'static str, &'static str, fn(&Path) -> Result<()>);
+const CARGO_TOOLS: [CargoTool; 3] = [
+    ("wasm-bindgen-cli", "wasm-bindgen-install.log", |log| {
+        install_wasm_bindgen(Some(log)).map(|_| ())
+    }),
+    ("geckodriver", "geckodriver-install.log", |log| {
+        install_geckodriver(Some(log)).map(|_| ())
+    }),
+    ("mdbook", "mdbook-install.log", |log| {
+        install_mdbook(Some(log))
+    }),
+];
+
 impl Prefetch {
     /// Starts the installs; `packages` are the Debian packages to install (as root).
     pub fn start(packages: Vec<&'static str>) -> Result<Prefetch> {
@@ -54,57 +87,25 @@ impl Prefetch {
         let logs = project_root().join("target/tools");
         std::fs::create_dir_all(&logs)?;
         let mut installs = Vec::new();
-        if !wasm_bindgen_installed()?.1 {
-            let log = logs.join("wasm-bindgen-install.log");
-            step(&format!(
-                "installing wasm-bindgen-cli in the background, once (log: {})",
-                log.display()
-            ));
-            let file = log.clone();
-            let handle = std::thread::spawn(move || {
-                install_wasm_bindgen(Some(&file))
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            });
-            installs.push(("wasm-bindgen-cli", log, handle));
-        }
-        if !geckodriver_installed() {
-            let log = logs.join("geckodriver-install.log");
-            step(&format!(
-                "installing geckodriver {GECKODRIVER_VERSION} in the background, once (log: {})",
-                log.display()
-            ));
-            let file = log.clone();
-            let handle = std::thread::spawn(move || {
-                install_geckodriver(Some(&file))
-                    .map(|_| ())
-                    .map_err(|e| e.to_string())
-            });
-            installs.push(("geckodriver", log, handle));
-        }
-        if !mdbook_installed() {
-            let log = logs.join("mdbook-install.log");
-            step(&format!(
-                "installing mdbook {MDBOOK_VERSION} in the background, once (log: {})",
-                log.display()
-            ));
-            let file = log.clone();
-            let handle =
-                std::thread::spawn(move || install_mdbook(Some(&file)).map_err(|e| e.to_string()));
-            installs.push(("mdbook", log, handle));
+        let missing = [
+            !wasm_bindgen_installed()?.1,
+            !geckodriver_installed(),
+            !mdbook_installed(),
+        ];
+        for ((what, log, install), missing) in CARGO_TOOLS.into_iter().zip(missing) {
+            if missing {
+                background((&mut installs, &logs), what, what.into(), log, install);
+            }
         }
         if !packages.is_empty() && can_apt() {
-            let log = logs.join("browsers-install.log");
-            step(&format!(
-                "installing {} in the background, once (log: {})",
-                packages.join(" "),
-                log.display()
-            ));
-            let file = log.clone();
-            let handle = std::thread::spawn(move || {
-                apt_install(&packages, Some(&file)).map_err(|e| e.to_string())
-            });
-            installs.push(("the browsers", log, handle));
+            let name = packages.join(" ");
+            background(
+                (&mut installs, &logs),
+                "the browsers",
+                name,
+                "browsers-install.log",
+                move |log| apt_install(&packages, Some(log)),
+            );
         }
         Ok(Prefetch { installs })
     }
@@ -130,9 +131,7 @@ impl Prefetch {
 /// Where wasm-bindgen's binaries go, and whether the pinned version is there.
 fn wasm_bindgen_installed() -> Result<(PathBuf, bool)> {
     let version = wasm_bindgen_version()?;
-    let root = project_root()
-        .join("target/tools")
-        .join(format!("wasm-bindgen-{version}"));
+    let root = tool_root("wasm-bindgen", &version);
     let bin = root.join("bin");
     let installed = output(Command::new(bin.join("wasm-bindgen")).arg("--version"))
         .is_some_and(|v| v.split_whitespace().nth(1) == Some(version.as_str()));
@@ -154,6 +153,34 @@ fn run_logged(command: &mut Command, log: Option<&Path>) -> Result<()> {
     run(command)
 }
 
+/// `cargo install` of `krate` at exactly `version` into `root` (`--locked` when `locked`), its
+/// output in `log` when given (else a progress line says so); an error ends with `advice`.
+fn cargo_install(
+    (krate, version, locked): (&str, &str, bool),
+    root: &Path,
+    log: Option<&Path>,
+    advice: &str,
+) -> Result<()> {
+    if log.is_none() {
+        step(&format!(
+            "installing {krate} {version} into {} (once; takes a few minutes)",
+            root.display()
+        ));
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.arg("install");
+    if locked {
+        command.arg("--locked");
+    }
+    command
+        .args([krate, "--version"])
+        .arg(format!("={version}"))
+        .arg("--root")
+        .arg(root);
+    run_logged(&mut command, log).map_err(|e| format!("{e}\n{krate} {version} {advice}").into())
+}
+
 /// The folder holding `wasm-bindgen` and `wasm-bindgen-test-runner`, installing them if needed.
 pub fn wasm_bindgen_bin() -> Result<PathBuf> {
     rustup_target(WASM_TARGET)?;
@@ -167,29 +194,14 @@ fn install_wasm_bindgen(log: Option<&Path>) -> Result<PathBuf> {
     if installed {
         return Ok(bin);
     }
-    if log.is_none() {
-        step(&format!(
-            "installing wasm-bindgen-cli {version} into {} (once; takes a few minutes)",
-            root.display()
-        ));
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     // No --locked: the registry mirror may lack the exact versions of the CLI's lock file.
-    run_logged(
-        Command::new(cargo)
-            .args(["install", "wasm-bindgen-cli", "--version"])
-            .arg(format!("={version}"))
-            .arg("--root")
-            .arg(&root),
+    cargo_install(
+        ("wasm-bindgen-cli", &version, false),
+        &root,
         log,
-    )
-    .map_err(|e| {
-        format!(
-            "{e}\nwasm-bindgen-cli {version} could not be installed; it must match the \
-             wasm-bindgen version in web/Cargo.toml exactly. Check access to crates.io, then \
-             run `cargo xtask dist` again."
-        )
-    })?;
+        "could not be installed; it must match the wasm-bindgen version in web/Cargo.toml \
+         exactly. Check access to crates.io, then run `cargo xtask dist` again.",
+    )?;
     Ok(bin)
 }
 
@@ -232,9 +244,7 @@ pub fn apt_install(packages: &[&str], log: Option<&Path>) -> Result<()> {
 pub const GECKODRIVER_VERSION: &str = "0.37.1";
 
 fn geckodriver_root() -> PathBuf {
-    project_root()
-        .join("target/tools")
-        .join(format!("geckodriver-{GECKODRIVER_VERSION}"))
+    tool_root("geckodriver", GECKODRIVER_VERSION)
 }
 
 fn geckodriver_installed() -> bool {
@@ -258,27 +268,13 @@ fn install_geckodriver(log: Option<&Path>) -> Result<PathBuf> {
     if geckodriver_installed() {
         return Ok(bin);
     }
-    if log.is_none() {
-        step(&format!(
-            "installing geckodriver {GECKODRIVER_VERSION} into {} (once; takes a few minutes)",
-            root.display()
-        ));
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run_logged(
-        Command::new(cargo)
-            .args(["install", "--locked", "geckodriver", "--version"])
-            .arg(format!("={GECKODRIVER_VERSION}"))
-            .arg("--root")
-            .arg(&root),
+    cargo_install(
+        ("geckodriver", GECKODRIVER_VERSION, true),
+        &root,
         log,
-    )
-    .map_err(|e| {
-        format!(
-            "{e}\ngeckodriver {GECKODRIVER_VERSION} could not be built; check access to \
-             crates.io, or set GECKODRIVER to a geckodriver of your own"
-        )
-    })?;
+        "could not be built; check access to crates.io, or set GECKODRIVER to a geckodriver \
+         of your own",
+    )?;
     Ok(bin)
 }
 
@@ -286,9 +282,14 @@ fn install_geckodriver(log: Option<&Path>) -> Result<PathBuf> {
 pub const MDBOOK_VERSION: &str = "0.5.4";
 
 fn mdbook_root() -> PathBuf {
+    tool_root("mdbook", MDBOOK_VERSION)
+}
+
+/// `target/tools/<name>-<version>`: where a tool pinned here is installed.
+fn tool_root(name: &str, version: &str) -> PathBuf {
     project_root()
         .join("target/tools")
-        .join(format!("mdbook-{MDBOOK_VERSION}"))
+        .join(format!("{name}-{version}"))
 }
 
 /// Whether mdbook is there at the pinned version.
@@ -312,16 +313,10 @@ pub fn mdbook() -> Result<PathBuf> {
 
 /// Builds mdbook from crates.io into `target/tools/`, its output in `log` if given.
 fn install_mdbook(log: Option<&Path>) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run_logged(
-        Command::new(cargo)
-            .args(["install", "--locked", "mdbook", "--version"])
-            .arg(format!("={MDBOOK_VERSION}"))
-            .arg("--root")
-            .arg(mdbook_root()),
+    cargo_install(
+        ("mdbook", MDBOOK_VERSION, true),
+        &mdbook_root(),
         log,
+        "could not be built; check access to crates.io",
     )
-    .map_err(|e| {
-        format!("{e}\nmdbook {MDBOOK_VERSION} could not be built; check access to crates.io").into()
-    })
 }

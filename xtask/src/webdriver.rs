@@ -1,6 +1,7 @@
 //! Driving an engine through its WebDriver server: the capabilities each engine gets (the same
 //! for the test runner and for xtask's own sessions), and a driver process with a session of
-//! fantoccini's WebDriver client, for the smoke test of the built site and the screenshots.
+//! fantoccini's WebDriver client ([`in_session`]), for the smoke test of the built site, the
+//! release's pages and the screenshots.
 //!
 //! How a page is made to prefer dark colours or Japanese differs per engine: Chromium takes
 //! `--force-dark-mode` and `--accept-lang`, Firefox takes preferences, WebKitGTK follows the GTK
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::engines::{Display, Engine, Installed};
-use crate::util::{Result, stop_group};
+use crate::util::{Result, step, stop_group};
 
 /// Chromium without background networking: this machine's network is closed, and Chromium's
 /// attempts to reach its services would only slow it down.
@@ -124,7 +125,7 @@ pub fn driver_env(
 
 /// A WebDriver server of one engine started by xtask (with its own X display for WebKit);
 /// stopped when dropped.
-pub struct Driver {
+struct Driver {
     child: Child,
     url: String,
     installed: Installed,
@@ -135,7 +136,7 @@ pub struct Driver {
 impl Driver {
     /// Starts `installed`'s driver on a free port, its output in `log`, and waits until it
     /// listens.
-    pub fn start(installed: &Installed, look: Look, log: &Path) -> Result<Driver> {
+    fn start(installed: &Installed, look: Look, log: &Path) -> Result<Driver> {
         let display = match &installed.xvfb {
             Some(xvfb) => Some(Display::start(xvfb)?),
             None => None,
@@ -175,7 +176,7 @@ impl Driver {
     }
 
     /// A new headless session with this driver's look, in a window of `WINDOW`.
-    pub async fn session(&self) -> Result<fantoccini::Client> {
+    async fn session(&self) -> Result<fantoccini::Client> {
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         let client = fantoccini::ClientBuilder::new(connector)
             .capabilities(capabilities(&self.installed, self.look, true))
@@ -185,6 +186,59 @@ impl Driver {
         client.set_window_size(WINDOW.0, WINDOW.1).await?;
         Ok(client)
     }
+}
+
+/// Starts `installed`'s driver with `look` (its output in `log`), opens a session, runs `visit`
+/// with it on a runtime of its own and closes the session, whatever `visit` returned: every
+/// browser session xtask opens itself (smoke pages, the release's pages, screenshots) goes
+/// through here. An error names the engine and the driver's log.
+pub fn in_session<T>(
+    installed: &Installed,
+    look: Look,
+    log: &Path,
+    visit: impl AsyncFnOnce(&fantoccini::Client) -> Result<T>,
+) -> Result<T> {
+    let in_engine = |e: &dyn std::fmt::Display| {
+        format!(
+            "in {}: {e}\n  the driver's log: {}",
+            installed.engine.label(),
+            log.display()
+        )
+    };
+    let driver = Driver::start(installed, look, log)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(async {
+            let client = driver.session().await?;
+            let result = visit(&client).await;
+            let _ = client.close().await;
+            result
+        })
+        .map_err(|e| in_engine(&e).into())
+}
+
+/// [`in_session`] in each of `engines` in turn, with the default look: `what` names the pages
+/// (the progress line says `WHAT in Firefox`, and so does an error), and each driver's log is
+/// `logs/<engine>-<log>.log`.
+pub fn in_each_engine(
+    engines: &[Installed],
+    what: &str,
+    (logs, log): (&Path, &str),
+    visit: impl AsyncFn(&fantoccini::Client, Engine) -> Result<()>,
+) -> Result<()> {
+    std::fs::create_dir_all(logs)?;
+    for installed in engines {
+        let engine = installed.engine;
+        step(&format!("{what} in {}", engine.label()));
+        let log = logs.join(format!("{}-{log}.log", engine.name()));
+        in_session(installed, Look::default(), &log, async |client| {
+            visit(client, engine).await
+        })
+        .map_err(|e| format!("{what} {e}"))?;
+    }
+    Ok(())
 }
 
 impl Drop for Driver {
