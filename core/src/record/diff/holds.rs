@@ -299,19 +299,19 @@ impl History {
     /// Puts the projects in the record's order (`projects`, each given a place even without
     /// holds), then those it does not list in the order they were first named. The last call.
     pub fn order(&mut self, projects: &[Label]) {
-        for p in projects {
-            self.slot(p);
+        let listed: Vec<usize> = projects.iter().map(|p| self.slot(p)).collect();
+        let mut slots: Vec<_> = std::mem::take(&mut self.holds)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut at = Index::new();
+        for i in listed.into_iter().chain(0..slots.len()) {
+            if let Some(project) = slots.get_mut(i).and_then(Option::take) {
+                at.insert(project.0.as_str(), self.holds.len());
+                self.holds.push(project);
+            }
         }
-        let mut rank = Index::new();
-        let mut next = 0;
-        for p in projects.iter().chain(self.holds.iter().map(|(p, _)| p)) {
-            rank.get_or_insert(p.as_str(), || {
-                next += 1;
-                next - 1
-            });
-        }
-        self.holds.sort_by_cached_key(|(p, _)| rank.get(p.as_str()));
-        self.at = rank;
+        self.at = at;
         self.since.clear();
     }
 }

@@ -47,8 +47,9 @@ mod align;
 mod holds;
 mod index;
 mod sketch;
+mod whole;
 
-use std::hash::{BuildHasher, Hasher};
+use std::hash::Hasher;
 use std::ops::Range;
 
 /// Text to a position: the one map of the comparison (each other map type would be code of its
@@ -331,21 +332,7 @@ pub struct LaneChange {
 /// [`Gather`](crate::record::stream::Gather) gathers it). [`Sketch`] and [`Plan`] compare
 /// records read one step at a time, as `lane-records diff` does, to the same [`Diff`].
 pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
-    compare_with(a, b, options, hashbrown::DefaultHashBuilder::default())
-}
-
-/// [`compare`], with steps' keys hashed by `hasher`.
-fn compare_with<S: BuildHasher + Clone>(
-    a: &Record,
-    b: &Record,
-    options: &Options,
-    hasher: S,
-) -> Diff {
-    let [mut sa, mut sb] = Sketch::pair_with(hasher);
-    sa.record(a);
-    sb.record(b);
-    let plan = Plan::new(&sa, &sb, options);
-    plan.finish([&sa, &sb], [&|n| a.steps.get(n), &|n| b.steps.get(n)])
+    whole::compare_with(a, b, options, &hashbrown::DefaultHashBuilder::default())
 }
 
 /// What a step's key is made of: its operation and its input but for an outcome or `saved`,
@@ -362,8 +349,8 @@ fn key_fields<'a>(step: &'a Step, named: Option<&'a str>) -> [Option<&'a str>; 5
 }
 
 /// Hashes `fields` into `h`, each kept apart from the next.
-fn write_fields<'a>(h: &mut impl Hasher, fields: impl IntoIterator<Item = Option<&'a str>>) {
-    for field in fields {
+fn write_fields(h: &mut impl Hasher, fields: &[Option<&str>]) {
+    for &field in fields {
         // 0xfe and 0xff never occur in UTF-8: the fields stay apart.
         match field {
             Some(text) => {

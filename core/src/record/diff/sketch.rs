@@ -101,28 +101,31 @@ impl<S: BuildHasher + Clone> Sketch<S> {
     pub fn step(&mut self, step: &Step) {
         let n = self.keys.len();
         let named = self.history.named(step, n);
-        let fields = key_fields(step, named);
+        let [op, queue, project, run, named] = key_fields(step, named);
         let mut h = self.keys_hasher.build_hasher();
-        write_fields(&mut h, fields);
+        write_fields(&mut h, &[op, queue, project, run, named]);
         self.keys.push(h.finish());
-        let mut h = self.checks_hasher.build_hasher();
-        write_fields(&mut h, fields);
-        let saved = step.input.saved.map(|s| if s { "true" } else { "false" });
-        write_fields(&mut h, [step.input.outcome.as_deref(), saved]);
         let said = says(&step.result);
-        let outcome = said.outcome.map(|o| o.as_str());
-        let stop = said
-            .stop_requested
-            .map(|s| if s { "true" } else { "false" });
-        let words = [
-            Some(said.code),
-            said.state,
-            said.project,
-            said.run,
-            outcome,
-            stop,
-        ];
-        write_fields(&mut h, words);
+        let yes = |b: Option<bool>| b.map(|b| if b { "true" } else { "false" });
+        let mut h = self.checks_hasher.build_hasher();
+        write_fields(
+            &mut h,
+            &[
+                op,
+                queue,
+                project,
+                run,
+                named,
+                step.input.outcome.as_deref(),
+                yes(step.input.saved),
+                Some(said.code),
+                said.state,
+                said.project,
+                said.run,
+                said.outcome.map(|o| o.as_str()),
+                yes(said.stop_requested),
+            ],
+        );
         self.checks.push(h.finish());
         if let (StepResult::Error(e), Some(project), Some(run)) =
             (&step.result, &step.input.project, &step.input.run)

@@ -1,5 +1,7 @@
 use super::*;
 use crate::record::{Recorder, Text, Timestamp};
+use hashbrown::DefaultHashBuilder;
+use std::hash::BuildHasher;
 
 fn text(s: &str) -> Text {
     Text {
@@ -244,7 +246,7 @@ fn steps_whose_hashed_keys_collide_are_never_taken_for_the_same() {
     });
     // Every key hashes alike, so the alignment pairs step for step; the keys themselves tell
     // the pairs that are not the same apart.
-    let diff = compare_with(&a, &b, &Options::default(), Colliding);
+    let diff = whole::compare_with(&a, &b, &Options::default(), &Colliding);
     let only: usize = diff
         .steps
         .iter()
@@ -259,10 +261,10 @@ fn steps_whose_hashed_keys_collide_are_never_taken_for_the_same() {
         diff.steps.iter().all(|s| s.kind != ChangeKind::Asked),
         "no step is taken for another: {diff:?}"
     );
-    assert!(compare_with(&a, &a, &Options::default(), Colliding).is_empty());
+    assert!(whole::compare_with(&a, &a, &Options::default(), &Colliding).is_empty());
+    assert_eq!(sketched(&a, &b, &Options::default(), Colliding), diff);
+    assert!(sketched(&a, &a, &Options::default(), Colliding).is_empty());
 }
-
-mod whole;
 
 /// A step of a generated record.
 #[derive(Clone, Debug)]
@@ -351,6 +353,15 @@ fn played(acts: &[Act], gaps: &[u64], queues: bool) -> Record {
     rec.finish().unwrap()
 }
 
+/// The comparison of `a` and `b` by [`Sketch`] and [`Plan`], keys hashed by `hasher`.
+fn sketched<S: BuildHasher + Clone>(a: &Record, b: &Record, options: &Options, hasher: S) -> Diff {
+    let [mut sa, mut sb] = Sketch::pair_with(hasher);
+    sa.record(a);
+    sb.record(b);
+    let plan = Plan::new(&sa, &sb, options);
+    plan.finish([&sa, &sb], [&|n| a.steps.get(n), &|n| b.steps.get(n)])
+}
+
 #[test]
 fn the_comparison_a_step_at_a_time_is_the_whole_records_one() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -390,10 +401,10 @@ fn the_comparison_a_step_at_a_time_is_the_whole_records_one() {
         );
         for (x, y) in [(&a, &b), (&b, &a), (&a, &a)] {
             for options in [&options, &Options::default()] {
-                let new = compare(x, y, options);
-                let old = whole::compare(x, y, options);
-                assert_eq!(new, old, "{acts:?}\n{acts_b:?}");
-                differing += usize::from(!new.is_empty());
+                let whole = compare(x, y, options);
+                let streamed = sketched(x, y, options, DefaultHashBuilder::default());
+                assert_eq!(streamed, whole, "{acts:?}\n{acts_b:?}");
+                differing += usize::from(!whole.is_empty());
             }
         }
     }

@@ -1,6 +1,8 @@
-//! The comparison as it was before records were read a step at a time: each record held whole,
-//! its history and keys gathered first. Kept as the oracle that [`compare`](super::compare)
-//! must agree with.
+//! [`compare`](super::compare) for records held whole: each record's history and keys gathered
+//! first, then aligned. It is what the viewer compares with, and its WebAssembly size: the
+//! [`Sketch`](super::Sketch) and [`Plan`](super::Plan) that `lane-records diff` reads records
+//! with must give the same [`Diff`] (the tests compare them on generated records), and cost
+//! 1.5 KB gzip more in the viewer, which holds its records anyway.
 
 #![allow(clippy::type_complexity)]
 
@@ -11,15 +13,11 @@ use crate::record::diff::align::{Kind, align};
 use crate::record::diff::index::Index;
 use crate::record::diff::{
     ChangeKind, Diff, Hold, HoldChange, LaneChange, Options, ProjectChange, Refusal, RefusalChange,
-    Said, StepChange,
+    Said, StepChange, key_fields, kth_keys,
 };
-use crate::record::{Op, Record, StartLeaseState, Step, StepResult};
+use crate::record::{Op, Record, StartLeaseState, StepResult};
 
-/// The old `compare`.
-pub fn compare(a: &Record, b: &Record, options: &Options) -> Diff {
-    compare_with(a, b, options, &hashbrown::DefaultHashBuilder::default())
-}
-
+/// A hold of `run` (from `queue`) from step `from`, not yet released.
 fn new_hold(run: &Label, queue: Option<&Label>, from: Option<usize>) -> Hold {
     Hold {
         run: run.clone(),
@@ -195,8 +193,8 @@ pub fn history(record: &Record) -> History {
     }
 }
 
-/// The old `compare`, with steps' keys hashed by `hasher`.
-fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHasher) -> Diff {
+/// [`compare`](super::compare), with steps' keys hashed by `hasher`.
+pub fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHasher) -> Diff {
     let (history_a, history_b) = (history(a), history(b));
     let keys_a = step_keys(a, &history_a, hasher);
     let keys_b = step_keys(b, &history_b, hasher);
@@ -268,19 +266,6 @@ fn compare_with(a: &Record, b: &Record, options: &Options, hasher: &impl BuildHa
     }
 }
 
-/// What a step's key is made of: its operation and its input but for an outcome or `saved`,
-/// with what its handle or id names (`named`) in place of the handle.
-fn key_fields<'a>(step: &'a Step, named: Option<&'a str>) -> [Option<&'a str>; 5] {
-    let input = &step.input;
-    [
-        Some(step.op.as_str()),
-        input.queue.as_deref(),
-        input.project.as_deref(),
-        input.run.as_deref(),
-        named,
-    ]
-}
-
 /// Each step's key ([`key_fields`]), hashed by `hasher` (the same for both records).
 fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> Vec<u64> {
     (record.steps.iter().enumerate())
@@ -299,16 +284,6 @@ fn step_keys(record: &Record, history: &History, hasher: &impl BuildHasher) -> V
             h.finish()
         })
         .collect()
-}
-
-/// Each hold's key: its run, U+001F, and which of the run's holds it is (from 1).
-fn kth_keys(holds: &[Hold]) -> impl Iterator<Item = String> + '_ {
-    let mut seen = Index::new();
-    holds.iter().map(move |h| {
-        let k = seen.get_or_insert(h.run.as_str(), || 0);
-        *k += 1;
-        format!("{}\u{1f}{k}", h.run)
-    })
 }
 
 /// The projects whose holders differ, and the holds that got much longer or shorter: a run's
