@@ -13,7 +13,10 @@
 //!    one `AsyncPgLanes` shared by 1, 16, 64 and 256 tasks (each on its own project), against
 //!    `PgLanes` with 1, 2, 4 and 8 connections, and the SQL floor (the same two function calls
 //!    on one plain blocking connection); over the Unix socket, and over TCP with TLS
-//!    (verify-full) when `LANES_PG_TLS_URL` is set (the throwaway cluster has no plaintext TCP).
+//!    (verify-full) when `LANES_PG_TLS_URL` is set (the throwaway cluster has no plaintext TCP);
+//!    and once more with `synchronous_commit=off`, not durable, to show what one session's
+//!    pipelining saves when commits do not wait for the disk (one backend commits one
+//!    statement at a time, so with durable commits a session is bound by the disk's flushes).
 //!    Target: the async session at 64 tasks ≥ 4× one blocking connection.
 //! 5. The dispatcher end to end (enqueue, dispatch, finish, persisted) per reservation with 4
 //!    workers, each on its own connection.
@@ -231,6 +234,21 @@ fn scaling(url: &str) {
 /// [`async_session`] over the Unix socket, then over TCP with TLS if the cluster offers it.
 fn async_sessions(url: &str) {
     async_session(url, "Unix socket");
+    // Not durable: commits do not wait for the disk, so what remains is round trips and the
+    // server's work, which is what one session's pipelining saves.
+    let separator = if url.contains("://") { "?" } else { " " };
+    let unsynced = if url.contains("://") {
+        format!(
+            "{url}{}options=-c%20synchronous_commit%3Doff",
+            if url.contains('?') { "&" } else { separator }
+        )
+    } else {
+        format!("{url} options='-c synchronous_commit=off'")
+    };
+    async_session(
+        &unsynced,
+        "Unix socket, synchronous_commit=off (not durable)",
+    );
     if let (Ok(tls), Ok(dir)) = (
         std::env::var("LANES_PG_TLS_URL"),
         std::env::var("LANES_PG_TLS_DIR"),
@@ -251,7 +269,13 @@ fn async_session(url: &str, transport: &str) {
     let lanes = runtime
         .block_on(AsyncPgLanes::connect(url, &schema))
         .unwrap();
-    let mut floor = vec![floor_client(&schema)];
+    // Over TLS the floor stays on the socket (the plain driver here has no TLS).
+    let plain = if url.contains("sslmode") {
+        self::url()
+    } else {
+        url.to_owned()
+    };
+    let mut floor = vec![floor_client(&plain, &schema)];
     let started = SystemTime::now();
     let floor_rate = rate(
         &mut floor,
@@ -271,8 +295,13 @@ fn async_session(url: &str, transport: &str) {
         },
     );
     println!(
-        "{transport}: SQL floor (the same two calls on one plain connection over the Unix \
-         socket): {floor_rate:.0} pairs/s"
+        "{transport}: SQL floor (the same two calls on one plain connection{}): \
+         {floor_rate:.0} pairs/s",
+        if url.contains("sslmode") {
+            ", over the Unix socket"
+        } else {
+            ""
+        }
     );
     let mut one = 0.0;
     for connections in [1, 2, 4, 8] {
@@ -299,10 +328,13 @@ fn async_session(url: &str, transport: &str) {
     }
 }
 
-/// A plain blocking connection to `schema` over the Unix socket, with the handle's claim and
-/// release statements.
-fn floor_client(schema: &str) -> (Client, postgres::Statement, postgres::Statement, i32) {
-    let mut client = Client::connect(&url(), NoTls).unwrap();
+/// A plain blocking connection to `schema` at `url`, with the handle's claim and release
+/// statements.
+fn floor_client(
+    url: &str,
+    schema: &str,
+) -> (Client, postgres::Statement, postgres::Statement, i32) {
+    let mut client = Client::connect(url, NoTls).unwrap();
     client
         .batch_execute(&format!("SET search_path TO {schema}"))
         .unwrap();

@@ -335,6 +335,12 @@ async fn a_waiting_claim_is_woken_by_the_release() {
         .unwrap_err();
     assert_eq!(refused.code(), "PROJECT_BUSY");
     lanes.release(&second, Outcome::Succeeded).await.unwrap();
+    // Any patience is a deadline, even one past the clock's end.
+    let free = lanes
+        .claim_within("site", "any", Duration::MAX)
+        .await
+        .unwrap();
+    lanes.release(&free, Outcome::Succeeded).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

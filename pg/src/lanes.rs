@@ -13,7 +13,7 @@ use crate::recover::{self, Recovery};
 use crate::rows;
 use crate::session::Session;
 use crate::statements::{self, LaneStatements};
-use crate::wake::{Waiter, Woken};
+use crate::wake::{Waiter, Woken, deadline_after};
 use crate::{PgConfig, PgError};
 
 /// Project lanes kept in PostgreSQL, for async code on tokio: every handle connected to the
@@ -163,7 +163,7 @@ impl AsyncPgLanes {
         run: &str,
         patience: Duration,
     ) -> Result<PgLease, PgError> {
-        let deadline = tokio::time::Instant::now() + patience;
+        let deadline = deadline_after(patience);
         Label::new(project)?;
         Label::new(run)?;
         let mut waiter = Waiter::free(&self.inner.session, project).await?;

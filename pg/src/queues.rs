@@ -16,7 +16,7 @@ use crate::recover::{self, Recovery};
 use crate::rows::{self, label_at, number, refusal, reservation_id_at, reservation_view};
 use crate::session::Session;
 use crate::statements::{self, QueueStatements};
-use crate::wake::{Waiter, Woken};
+use crate::wake::{Waiter, Woken, deadline_after};
 use crate::{PgConfig, PgError};
 
 /// The dispatcher on PostgreSQL, for async code on tokio: named queues of durable reservations
@@ -208,7 +208,7 @@ impl AsyncPgDispatcher {
         patience: Duration,
     ) -> Result<Option<Dispatched>, PgError> {
         self.queue_index(queue)?;
-        let deadline = tokio::time::Instant::now() + patience;
+        let deadline = deadline_after(patience);
         let mut waiter = Waiter::queue(&self.inner.session, queue).await?;
         loop {
             if let Some(job) = self.dispatch_with_generation(queue).await? {

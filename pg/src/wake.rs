@@ -15,6 +15,14 @@ use crate::session::Session;
 /// The longest a waiting task goes without looking again.
 pub(crate) const FALLBACK_POLL: Duration = Duration::from_secs(1);
 
+/// `patience` from now; a patience too long for the clock (`Duration::MAX`) waits a century.
+pub(crate) fn deadline_after(patience: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(patience)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
 /// Why a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Woken {
@@ -91,6 +99,13 @@ mod tests {
     fn waiter(topic: Topic) -> Waiter {
         let (_, receiver) = broadcast::channel(1);
         Waiter { receiver, topic }
+    }
+
+    #[test]
+    fn any_patience_gives_a_deadline() {
+        let now = Instant::now();
+        assert!(deadline_after(Duration::MAX) > now + Duration::from_secs(3600 * 24 * 365));
+        assert!(deadline_after(Duration::ZERO) >= now);
     }
 
     #[test]
