@@ -1,8 +1,10 @@
 //! The blocking handles, [`PgLanes`](crate::PgLanes) and [`PgDispatcher`](crate::PgDispatcher):
-//! the async handles on a runtime of their own, one worker thread each, so they work the same
-//! from a plain thread and from inside any tokio runtime (where they block the calling thread
-//! for one round trip, like any blocking call); and the same promise for the blocking reader
-//! of the journal and of `status`.
+//! the async handles on a current-thread runtime of their own, which the calling thread drives
+//! while it waits (as the `postgres` crate does: no thread hops per call), so they work the
+//! same from a plain thread and from inside any tokio runtime (there on a helper thread, since
+//! a thread inside a runtime may not drive another; they block the caller for one round trip,
+//! like any blocking call); and the same promise for the blocking reader of the journal and of
+//! `status`.
 
 pub(crate) mod lanes;
 pub(crate) mod queues;
@@ -23,9 +25,7 @@ pub(crate) struct Bridge {
 
 impl Bridge {
     pub(crate) fn new() -> Result<Bridge, PgError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("project-lanes-pg")
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| {
@@ -36,12 +36,24 @@ impl Bridge {
         })
     }
 
-    /// Waits on the calling thread for `work`, which runs with this runtime as its context (its
-    /// tasks and timers are this runtime's). Never starts a runtime inside another, so it works
-    /// from inside one.
-    pub(crate) fn block<T>(&self, work: impl Future<Output = T>) -> T {
-        let _context = self.runtime.as_ref().map(Runtime::enter);
-        futures_executor::block_on(work)
+    /// Drives this runtime on the calling thread until `work` ends (its tasks and timers are
+    /// this runtime's; threads sharing a handle take turns driving it). Inside another runtime,
+    /// where that would panic, on a helper thread.
+    pub(crate) fn block<F>(&self, work: F) -> F::Output
+    where
+        F: Future + Send,
+        F::Output: Send,
+    {
+        let Some(runtime) = self.runtime.as_ref() else {
+            return futures_executor::block_on(work);
+        };
+        if tokio::runtime::Handle::try_current().is_err() {
+            return runtime.block_on(work);
+        }
+        std::thread::scope(|s| match s.spawn(|| runtime.block_on(work)).join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        })
     }
 
     /// Waits (up to a second) for a connection's goodbye to the server, once its client is gone.
