@@ -15,7 +15,7 @@ use tokio_postgres::{AsyncMessage, Client, ToStatement};
 
 use crate::config::GRACE;
 use crate::schema::{self, Sql};
-use crate::statements;
+use crate::statements::{self, Prepare};
 use crate::{PgConfig, PgError};
 
 /// A connected session on one schema.
@@ -159,10 +159,6 @@ impl Session {
             .take()
     }
 
-    pub(crate) async fn prepare(&self, sql: &str) -> Result<Statement, PgError> {
-        self.run(self.client.prepare(sql)).await
-    }
-
     pub(crate) async fn query<T: ?Sized + ToStatement + Sync>(
         &self,
         statement: &T,
@@ -217,5 +213,11 @@ impl Sql for &Session {
     }
     async fn batch_execute(&mut self, sql: &str) -> Result<(), PgError> {
         self.run(self.client.batch_execute(sql)).await
+    }
+}
+
+impl Prepare for Session {
+    async fn prepare(&self, sql: &str) -> Result<Statement, PgError> {
+        self.run(self.client.prepare(sql)).await
     }
 }

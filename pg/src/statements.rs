@@ -5,7 +5,6 @@
 use postgres::Statement;
 
 use crate::PgError;
-use crate::session::Session;
 
 /// A direct claim (`lanes_claim`): the lane if it is idle and unblocked, with a new generation
 /// and token; journaled with its answer (`PROJECT_BUSY` when no row comes back), after a
@@ -96,6 +95,12 @@ pub(crate) const SESSION_IDENTITY: &str = "
           OFFSET 0) s
     WHERE a.pid = pg_backend_pid()";
 
+/// What prepares the statements: a session (`session.rs`), which in turn runs the statements
+/// of this file, so this file does not name it.
+pub(crate) trait Prepare {
+    async fn prepare(&self, sql: &str) -> Result<Statement, PgError>;
+}
+
 /// The lanes' prepared statements.
 pub(crate) struct LaneStatements {
     pub(crate) claim: Statement,
@@ -105,7 +110,7 @@ pub(crate) struct LaneStatements {
 }
 
 impl LaneStatements {
-    pub(crate) async fn prepare(session: &Session) -> Result<LaneStatements, PgError> {
+    pub(crate) async fn prepare(session: &impl Prepare) -> Result<LaneStatements, PgError> {
         Ok(LaneStatements {
             claim: session.prepare(CLAIM).await?,
             release: session.prepare(RELEASE).await?,
@@ -129,7 +134,7 @@ pub(crate) struct QueueStatements {
 }
 
 impl QueueStatements {
-    pub(crate) async fn prepare(session: &Session) -> Result<QueueStatements, PgError> {
+    pub(crate) async fn prepare(session: &impl Prepare) -> Result<QueueStatements, PgError> {
         Ok(QueueStatements {
             enqueue: session.prepare(ENQUEUE).await?,
             dispatch: session
