@@ -6,8 +6,9 @@
 //! system's temporary folder, which that user can reach), listening on a Unix socket in its
 //! `socket/` folder with `trust` authentication, and on 127.0.0.1 at a free port with TLS only
 //! (`ssl=on`, certificates in its `tls/` folder made by [`pg_tls`](crate::pg_tls); `hostssl`
-//! lines only, so a plain connection over TCP is refused; [`pg_tls::CLIENT_ROLE`] logs in by
-//! client certificate, every other role by `trust`). [`Cluster`] stops it when dropped, so it is
+//! lines only, so a plain connection over TCP is refused;
+//! [`pg_tls::CLIENT_ROLE`](crate::pg_tls::CLIENT_ROLE) logs in by client certificate, every
+//! other role by `trust`). [`Cluster`] stops it when dropped, so it is
 //! stopped however the tests end. The database tests are `#[ignore]`d (plain `cargo test` passes
 //! without a database and says so); with the cluster they run with `--include-ignored`.
 
@@ -24,7 +25,8 @@ pub const URL_VAR: &str = "LANES_PG_URL";
 /// string without TLS options (`host=localhost port=… user=postgres dbname=postgres`).
 pub const TLS_URL_VAR: &str = "LANES_PG_TLS_URL";
 
-/// The environment variable naming the folder of the cluster's certificates ([`pg_tls`]).
+/// The environment variable naming the folder of the cluster's certificates
+/// ([`pg_tls`](crate::pg_tls)).
 pub const TLS_DIR_VAR: &str = "LANES_PG_TLS_DIR";
 
 /// Who may connect: anyone over the socket; over TCP only with TLS, the client certificate's
