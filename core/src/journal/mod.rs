@@ -27,6 +27,7 @@ mod exporter;
 mod history;
 #[cfg(feature = "json")]
 mod issued;
+mod link;
 
 #[cfg(feature = "journal")]
 pub use crate::lanes::journal::{Journaled, Untimed};
@@ -38,3 +39,4 @@ pub use export::{Export, ExportError};
 #[cfg(feature = "json")]
 pub use exporter::{Exporter, Out, write_item};
 pub use history::{Journal, State};
+pub use link::link;

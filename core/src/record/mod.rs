@@ -25,6 +25,7 @@
 //!     "unsupported record version 99 (this build reads versions 1, 2 and 3)");
 //! ```
 
+pub mod chain;
 pub(crate) mod check;
 pub mod diff;
 pub use check::handle_number;
