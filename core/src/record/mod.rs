@@ -16,6 +16,9 @@
 //! format or version is then refused with a precise error instead of a confusing one about a
 //! field.
 //!
+//! Beside them: `chain`, the hash chain over a journal's transitions, and `checkpoint` (feature
+//! `checkpoint`), a chain's root and length to keep elsewhere, signed with Ed25519.
+//!
 //! ```
 //! use project_lanes::record::{Header, Record};
 //!
@@ -27,6 +30,8 @@
 
 pub mod chain;
 pub(crate) mod check;
+#[cfg(feature = "checkpoint")]
+pub mod checkpoint;
 pub mod diff;
 pub use check::handle_number;
 mod engine;
