@@ -104,7 +104,13 @@ fn the_pre_release_schema_is_upgraded_to_the_baseline_keeping_its_rows_and_journ
         .get(0);
     let journal = |sql: &mut postgres::Client, schema: &str| -> Vec<String> {
         sql.query(
-            &format!("SELECT j::text FROM {schema}.lanes_journal j ORDER BY seq"),
+            // The columns of the pre-release journal; those added since (the chain's) are
+            // checked apart.
+            &format!(
+                "SELECT row(seq, at, actor, op, via, code, project, run, generation, outcome, \
+                 stop_requested, queue, reservation, saved, state)::text \
+                 FROM {schema}.lanes_journal ORDER BY seq"
+            ),
             &[],
         )
         .unwrap()
@@ -163,6 +169,14 @@ fn the_pre_release_schema_is_upgraded_to_the_baseline_keeping_its_rows_and_journ
         journaled,
         "the journal's rows are kept"
     );
+    let sealed: i64 = sql
+        .query_one(
+            &format!("SELECT count(*) FROM {old}.lanes_journal WHERE link IS NOT NULL"),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(sealed, 0, "the rows kept are not sealed until a seal");
 
     // The rows work on: the held lane, the persisting reservation, the queue.
     let lanes = &handles[0];

@@ -38,6 +38,11 @@ pub const MIGRATIONS: &[Migration] = &[
         description: "notifications for the tasks that wait for a lane or a job",
         sql: include_str!("../migrations/0002_wake.sql"),
     },
+    Migration {
+        version: 3,
+        description: "the journal's hash chain, given to committed rows by sealing",
+        sql: include_str!("../migrations/0003_chain.sql"),
+    },
 ];
 
 /// The newest schema version this crate knows: the number of migrations.

@@ -2,7 +2,8 @@
 //! never disagree with the state), read back as the core's
 //! [`Entry`](project_lanes::journal::Entry) values a batch at a time, exported as one version 3
 //! record ([`export`]) or as version 2 records of one kind ([`read`], [`Stored::export`]),
-//! audited by replaying it on the in-memory core in one pass ([`audit`]), and pruned.
+//! audited by replaying it on the in-memory core in one pass ([`audit`]), sealed into a hash
+//! chain ([`seal`]), and pruned.
 //!
 //! ```no_run
 //! use project_lanes_pg::PgConfig;
@@ -42,12 +43,14 @@
 //! version 2 export reads every row first, and its record is bounded by version 2's limits.
 
 mod audit;
+mod chain;
 mod error;
 mod export;
 mod kind;
 mod mismatch;
 mod prune;
 pub(crate) mod read;
+mod seal;
 mod start;
 mod stored;
 
@@ -55,13 +58,15 @@ use project_lanes::record::Timestamp;
 
 use crate::{PgConfig, PgError};
 
-pub use audit::{Audit, audit};
+pub use audit::{Audit, audit, audit_against};
+pub use chain::{Break, Chain, Proof};
 pub use error::JournalError;
 pub use export::{Cut, Exported, export};
 pub use kind::Kind;
 pub use mismatch::Mismatch;
 pub use prune::Pruned;
 pub use read::Head;
+pub use seal::Sealed;
 pub use stored::{Stored, StoredEntry};
 
 /// A window from `since` misses no row: none was pruned at or after it.
@@ -117,8 +122,23 @@ fn read_here(config: &PgConfig) -> Result<Stored, JournalError> {
     read::read(&mut client, &config.schema)
 }
 
+/// Seals the journal of `config`'s schema: gives every row committed when it is called its link
+/// of the hash chain ([`project_lanes::record::chain`]), and returns the chain's head. Inserts
+/// pause while it waits for the transitions in flight (the longest of them), then the rows are
+/// hashed and updated while transitions go on. Needs `UPDATE` on the journal: the schema's
+/// owner. A row that does not convert to an entry is an error naming it, and nothing is sealed.
+pub fn seal(config: &PgConfig) -> Result<Sealed, JournalError> {
+    crate::blocking::outside_runtime(|| seal_here(config))
+}
+
+fn seal_here(config: &PgConfig) -> Result<Sealed, JournalError> {
+    let mut client = read::connect(config)?;
+    seal::seal(&mut client, &config.schema)
+}
+
 /// Removes the journal's rows before `before`, keeping the state after them as its start, so a
-/// later export or audit starts from it. Needs `DELETE` on the journal: the schema's owner. A
+/// later export or audit starts from it. It seals the journal first and keeps the last
+/// removed row's link as the start's, so the chain stays verifiable from there. Needs `DELETE` on the journal: the schema's owner. A
 /// `before` after the server's clock is refused ([`JournalError::AfterNow`]) and removes
 /// nothing: it is a mistyped time, and would empty the journal.
 pub fn prune(config: &PgConfig, before: Timestamp) -> Result<Pruned, JournalError> {

@@ -8,6 +8,7 @@ use project_lanes::journal::State;
 use project_lanes::record::Timestamp;
 
 use super::read::{self, system_time, timestamp};
+use super::seal;
 use super::start::encode;
 use super::{JournalError, StoredEntry};
 use crate::PgError;
@@ -24,7 +25,8 @@ pub struct Pruned {
 }
 
 /// Removes the rows before `before` (the first rows of the journal, in its order, up to the
-/// first at or after `before`), keeping the state after them as the journal's start, and the
+/// first at or after `before`), keeping the state after them as the journal's start (with the
+/// last removed row's link of the chain: the journal is sealed first), and the
 /// time every pruned row is before: the last one's, plus a millisecond (not `before`, which may
 /// lie past rows written after the prune). Inserts
 /// wait meanwhile (a SHARE ROW EXCLUSIVE lock on the journal), so no transition that drew an
@@ -49,6 +51,8 @@ pub(crate) fn prune(
     }
     .map_err(PgError::from)?;
     if !dry_run {
+        // The sealers' lock first, as a seal takes it before its updates lock the journal.
+        seal::lock_sealers(&mut tx, schema)?;
         tx.batch_execute(&format!(
             "LOCK TABLE {schema}.lanes_journal IN SHARE ROW EXCLUSIVE MODE"
         ))
@@ -65,6 +69,12 @@ pub(crate) fn prune(
     })?;
     if before > now {
         return Err(JournalError::AfterNow { before, now });
+    }
+    // A schema made before the chain (not yet upgraded by a handle) is pruned as before.
+    let chained = read::chained(&mut tx, schema)?;
+    if chained && !dry_run {
+        // Every row is committed (inserts wait): seal them all, so the chain reaches the cut.
+        seal::seal_in(&mut tx, schema, i64::MAX)?;
     }
     let head = read::head_in(&mut tx, schema)?;
     let mut cut = Cutting {
@@ -96,6 +106,27 @@ pub(crate) fn prune(
     let gone_before = head
         .pruned_before
         .map_or(after_last, |earlier| earlier.max(after_last));
+    // The chain continues from the last removed row's link (sealed above).
+    let chain = if chained {
+        let (link, hash): (Option<i64>, Option<Vec<u8>>) = tx
+            .query_one(
+                &format!("SELECT link, hash FROM {schema}.lanes_journal WHERE seq = $1"),
+                &[&seq],
+            )
+            .and_then(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .map_err(PgError::from)?;
+        let Some(link) = link else {
+            return Err(JournalError::Corrupt {
+                seq,
+                message: "unsealed before sealed rows: the chain was changed by hand \
+                          (lanes-pg audit names where); nothing was removed"
+                    .into(),
+            });
+        };
+        Some((link, hash))
+    } else {
+        None
+    };
     tx.execute(
         &format!("DELETE FROM {schema}.lanes_journal WHERE seq <= $1"),
         &[&seq],
@@ -103,12 +134,23 @@ pub(crate) fn prune(
     .map_err(PgError::from)?;
     tx.execute(&format!("DELETE FROM {schema}.lanes_journal_start"), &[])
         .map_err(PgError::from)?;
-    tx.execute(
-        &format!(
-            "INSERT INTO {schema}.lanes_journal_start (seq, before, state) VALUES ($1, $2, $3)"
+    let (before, state) = (system_time(gone_before), encode(&state));
+    match &chain {
+        Some((link, hash)) => tx.execute(
+            &format!(
+                "INSERT INTO {schema}.lanes_journal_start (seq, before, state, link, hash) \
+                 VALUES ($1, $2, $3, $4, $5)"
+            ),
+            &[&seq, &before, &state, link, hash],
         ),
-        &[&seq, &system_time(gone_before), &encode(&state)],
-    )
+        None => tx.execute(
+            &format!(
+                "INSERT INTO {schema}.lanes_journal_start (seq, before, state) \
+                 VALUES ($1, $2, $3)"
+            ),
+            &[&seq, &before, &state],
+        ),
+    }
     .map_err(PgError::from)?;
     tx.commit().map_err(PgError::from)?;
     Ok(Pruned {

@@ -10,6 +10,7 @@ use project_lanes::dispatch::{
 };
 use project_lanes::journal::{Actor, Answer, Call, Entry, LeaseKey, State};
 use project_lanes::record::Timestamp;
+use project_lanes::record::chain::ChainHead;
 use project_lanes::{Label, LaneState, LaneView, Outcome, Receipt};
 
 use super::start;
@@ -97,8 +98,14 @@ fn check_version(client: &mut Client, schema: &str) -> Result<(), JournalError> 
 }
 
 /// The journal's columns, in the order [`entry`] reads them.
-const COLUMNS: &str = "seq, at, actor, op, via, code, project, run, generation, outcome, \
-                       stop_requested, queue, reservation, saved, state";
+pub(crate) const COLUMNS: &str = "seq, at, actor, op, via, code, project, run, generation, outcome, \
+                       stop_requested, queue, reservation, saved, state, link, hash";
+
+/// [`COLUMNS`] for a schema made before the chain (version 2 or older, not yet upgraded by a
+/// handle): every row unsealed.
+const COLUMNS_UNCHAINED: &str = "seq, at, actor, op, via, code, project, run, generation, \
+                                 outcome, stop_requested, queue, reservation, saved, state, \
+                                 NULL::bigint, NULL::bytea";
 
 /// The journal as it stands: its start and every row, in one snapshot.
 pub(crate) fn read(client: &mut Client, schema: &str) -> Result<Stored, JournalError> {
@@ -148,6 +155,9 @@ pub struct Head {
     pub pruned_before: Option<Timestamp>,
     /// The dispatcher's queues in this schema, by name.
     pub queues: Vec<Label>,
+    /// The hash chain before the first row: link 0, or the last pruned row's link. `None` if
+    /// the schema predates the chain (version 2 or older, not yet upgraded by a handle).
+    pub chain: Option<ChainHead>,
 }
 
 /// The journal's [`Head`], inside a transaction the caller holds.
@@ -155,15 +165,22 @@ pub(crate) fn head_in(
     tx: &mut postgres::Transaction<'_>,
     schema: &str,
 ) -> Result<Head, JournalError> {
+    let chained = chained(tx, schema)?;
+    let chain_columns = if chained {
+        "link, hash"
+    } else {
+        "0::bigint, NULL::bytea"
+    };
     let start = tx
         .query_opt(
             &format!(
-                "SELECT seq, state, before FROM {schema}.lanes_journal_start \
+                "SELECT seq, state, before, {chain_columns} FROM {schema}.lanes_journal_start \
                  ORDER BY seq DESC LIMIT 1"
             ),
             &[],
         )
         .map_err(PgError::from)?;
+    let mut chain = chained.then_some(ChainHead::GENESIS);
     let (start_seq, start, pruned_before) = match start {
         Some(row) => {
             let seq: i64 = row.try_get(0).map_err(PgError::from)?;
@@ -175,6 +192,11 @@ pub(crate) fn head_in(
                           past 9999"
                     .into(),
             })?;
+            let link: i64 = row.try_get(3).map_err(PgError::from)?;
+            let hash: Option<Vec<u8>> = row.try_get(4).map_err(PgError::from)?;
+            if chained {
+                chain = Some(super::seal::chain_head(seq, link, hash.as_deref())?);
+            }
             (seq, start::decode(&text, seq)?, Some(before))
         }
         None => (0, State::new(), None),
@@ -217,7 +239,25 @@ pub(crate) fn head_in(
         start_seq,
         pruned_before,
         queues,
+        chain,
     })
+}
+
+/// Whether the schema has the chain's columns (version 3 on): one made before has none until a
+/// handle upgrades it.
+pub(crate) fn chained(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+) -> Result<bool, JournalError> {
+    Ok(tx
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_attribute
+                            WHERE attrelid = to_regclass($1) AND attname = 'hash'
+                              AND NOT attisdropped)",
+            &[&format!("{schema}.lanes_journal_start")],
+        )
+        .and_then(|row| row.try_get(0))
+        .map_err(PgError::from)?)
 }
 
 /// What takes the journal's rows as they are read, in `seq` order.
@@ -277,9 +317,14 @@ pub(crate) fn rows_in(
     head: &Head,
     rows: &mut dyn Rows,
 ) -> Result<(), JournalError> {
+    let columns = if head.chain.is_some() {
+        COLUMNS
+    } else {
+        COLUMNS_UNCHAINED
+    };
     let statement = tx
         .prepare(&format!(
-            "SELECT {COLUMNS} FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq"
+            "SELECT {columns} FROM {schema}.lanes_journal WHERE seq > $1 ORDER BY seq"
         ))
         .map_err(PgError::from)?;
     let portal = tx
@@ -416,7 +461,7 @@ fn named_reservation(entry: &Entry) -> Option<ReservationId> {
 }
 
 /// One row as an entry, or why it cannot be one.
-fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
+pub(crate) fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
     let seq: i64 = row.try_get(0).map_err(|e| JournalError::Corrupt {
         seq: 0,
         message: format!("a row without a number: {e}"),
@@ -622,10 +667,30 @@ fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
         call,
         Call::Claim { .. } | Call::RequestStop { .. } | Call::Release { .. }
     );
+    let link: Option<i64> = row
+        .try_get(15)
+        .map_err(|e| corrupt(format!("unreadable link: {e}")))?;
+    let hash: Option<Vec<u8>> = row
+        .try_get(16)
+        .map_err(|e| corrupt(format!("unreadable hash: {e}")))?;
+    let chain = match (link, hash) {
+        (None, None) => None,
+        (Some(link), hash) if link > 0 => {
+            Some(super::seal::chain_head(seq, link, hash.as_deref())?)
+        }
+        (link, hash) => {
+            return Err(corrupt(format!(
+                "an impossible seal: link {} and {}",
+                number(link),
+                if hash.is_some() { "a hash" } else { "no hash" }
+            )));
+        }
+    };
     Ok(StoredEntry {
         seq,
         lanes,
         via: get(4, "via")?,
+        chain,
         entry: Entry {
             at: Some(at),
             actor: Some(actor),

@@ -3,6 +3,7 @@
 
 use project_lanes::journal::{Answer, Call, Entry, Journal, State};
 use project_lanes::record::Timestamp;
+use project_lanes::record::chain::ChainHead;
 
 use super::{JournalError, Kind};
 
@@ -32,6 +33,8 @@ pub struct StoredEntry {
     /// What the library really did, when it is not the entry's operation: `resolve_orphan`,
     /// `recover`.
     pub via: Option<String>,
+    /// Its link of the hash chain as sealed: its number and hash (`None`: not sealed yet).
+    pub chain: Option<ChainHead>,
     /// The transition, as the core's journals say it.
     pub entry: Entry,
 }
