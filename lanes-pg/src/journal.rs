@@ -1,4 +1,5 @@
-//! `export`, `audit` and `prune`: the schema's journal, for an operator.
+//! `export`, `audit` and `prune`: the schema's journal, for an operator (the chain's own
+//! commands are `chain.rs`).
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -6,12 +7,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use project_lanes::journal::ExportError;
+use project_lanes::record::chain::ChainHead;
+use project_lanes::record::checkpoint::{Note, VerifierKey};
 use project_lanes::record::{MAX_RECORD_BYTES, Record, Timestamp};
 use project_lanes_pg::PgConfig;
-use project_lanes_pg::journal::{self as pg_journal, Cut, JournalError, Kind};
+use project_lanes_pg::journal::{self as pg_journal, Audit, Cut, JournalError, Kind};
 use serde_json::json;
 
-use crate::{Done, Failure, Place, say, say_json, times, write_error};
+use crate::{Done, Failure, Place, chain, say, say_json, times, write_error};
 
 pub const EXPORT_HELP: &str =
     "The record is version 3 (JSON lines): direct lane operations and dispatcher operations \
@@ -39,10 +42,18 @@ match\" (exit 0), or the first transition that does not, by its journal number (
 stdout (--json: as JSON); a mismatch is also the one line on stderr that every failure says. A \
 journal with nothing to check (empty, or nothing from --since on), or --since before rows a \
 prune removed, is an error (exit 1).
+It also recomputes the hash chain over the whole journal's sealed rows (lanes-pg seal) and says, \
+on a second line, how many links it verified and how many rows are not sealed yet, that the \
+journal is unchained (never sealed: nothing is proven), or the first row that breaks the chain \
+(a field changed, a row removed or moved, a seal removed: exit 1).
+With --checkpoint FILE (lanes-pg checkpoint's) it proves that the journal still extends it: the \
+same journal, at least as long, the same root at the checkpoint's link; with --public-key, that \
+the checkpoint is signed by that key. Any other answer is exit 1.
 
 examples:
   lanes-pg audit lanes
-  lanes-pg audit postgresql://ops@db/app lanes --since 1d --json";
+  lanes-pg audit postgresql://ops@db/app lanes --since 1d --json
+  lanes-pg audit lanes --checkpoint kept/2026-12-06.txt --public-key ops.key.pub";
 
 pub const PRUNE_HELP: &str =
     "Removes the rows before --before and keeps the state after them as the journal's start, \
@@ -106,13 +117,22 @@ pub struct ExportArgs {
 }
 
 #[derive(Args)]
-#[command(override_usage = "lanes-pg audit [URL] SCHEMA [--since T] [--json] [--timeout SECONDS]")]
+#[command(
+    override_usage = "lanes-pg audit [URL] SCHEMA [--since T] [--checkpoint FILE \
+                      [--public-key FILE]] [--json] [--timeout SECONDS]"
+)]
 pub struct AuditArgs {
     #[command(flatten)]
     pub place: Place,
     /// Only transitions from T on, starting from the state then
     #[arg(long, value_name = "T", value_parser = times::parse, allow_hyphen_values = true)]
     since: Option<Timestamp>,
+    /// Prove that the journal still extends this checkpoint (lanes-pg checkpoint's)
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// The checkpoint must be signed by this key (lanes-pg keygen's FILE.pub)
+    #[arg(long, value_name = "FILE", requires = "checkpoint")]
+    public_key: Option<PathBuf>,
     /// Print the verdict as JSON
     #[arg(long)]
     json: bool,
@@ -328,7 +348,22 @@ fn write_whole(
 }
 
 pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done {
-    let audit = match pg_journal::audit(config, args.since) {
+    // The files first: a mistake in them costs no reading of the journal.
+    let key = args
+        .public_key
+        .as_deref()
+        .map(chain::read_verifier_key)
+        .transpose()?;
+    let note = args
+        .checkpoint
+        .as_deref()
+        .map(|path| chain::read_checkpoint(path, key.as_ref()))
+        .transpose()?;
+    let against = note.as_ref().map(|n| ChainHead {
+        links: n.checkpoint().links,
+        hash: n.checkpoint().root,
+    });
+    let audit = match pg_journal::audit_against(config, args.since, against) {
         Ok(audit) => audit,
         // As an export of an empty window: nothing was checked, so nothing is said to match.
         Err(JournalError::Export(ExportError::Nothing)) => {
@@ -342,12 +377,35 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
         }
         Err(e) => return Err(failed(e)),
     };
+    if let Some(note) = &note {
+        let journal = &note.checkpoint().journal;
+        if *journal != audit.identity {
+            return Err(Failure::Error(format!(
+                "the checkpoint is for another journal ({journal:?}); this one is {:?}",
+                audit.identity
+            )));
+        }
+    }
     let n = audit.transitions;
+    let chained = chained(&audit, note.as_ref(), key.as_ref());
     let Some(m) = &audit.mismatch else {
-        return match args.json {
-            true => say_json(out, &json!({"transitions": n, "match": true})),
-            false if n == 1 => say!(out, "the 1 transition matches"),
-            false => say!(out, "all {n} transitions match"),
+        match args.json {
+            true => {
+                let mut verdict = json!({"transitions": n, "match": true});
+                verdict["chain"] = chained.json;
+                say_json(out, &verdict)?;
+            }
+            false if n == 1 => say!(out, "the 1 transition matches")?,
+            false => say!(out, "all {n} transitions match")?,
+        };
+        if !args.json {
+            for line in &chained.lines {
+                say!(out, "{line}")?;
+            }
+        }
+        return match chained.failure {
+            Some(failure) => Err(Failure::Error(failure)),
+            None => Ok(()),
         };
     };
     // The verdict on stdout, where scripts read it, and as the one line on stderr that every
@@ -383,12 +441,101 @@ pub fn audit(out: &mut impl Write, config: &PgConfig, args: &AuditArgs) -> Done 
                     "core": text(&m.core),
                     "message": m.message,
                 },
+                "chain": chained.json,
             }),
         )?;
     } else {
         say!(out, "{verdict}")?;
+        for line in &chained.lines {
+            say!(out, "{line}")?;
+        }
     }
     Err(Failure::Error(verdict))
+}
+
+/// What an audit says of the chain: its lines, its JSON, and the failure if it is one.
+struct Chained {
+    lines: Vec<String>,
+    json: serde_json::Value,
+    failure: Option<String>,
+}
+
+/// The chain's verdict, and the checkpoint's (its signature verified already, by `key`).
+fn chained(audit: &Audit, note: Option<&Note>, key: Option<&VerifierKey>) -> Chained {
+    let Some(chain) = &audit.chain else {
+        let line = "the chain: none, the schema predates it (connect a handle of this release \
+                    once to upgrade it, then lanes-pg seal)"
+            .to_owned();
+        return Chained {
+            failure: note.map(|_| line.clone()),
+            lines: vec![line],
+            json: json!({"unchained": true}),
+        };
+    };
+    let mut lines = Vec::new();
+    let mut failure = None;
+    if let Some(broken) = &chain.broken {
+        lines.push(broken.to_string());
+        failure = Some(broken.to_string());
+    } else if chain.is_unchained() {
+        lines.push(format!(
+            "the chain: unchained, no row is sealed ({} rows): nothing proves the journal \
+             unedited; run lanes-pg seal, and keep lanes-pg checkpoint's output elsewhere",
+            chain.unsealed
+        ));
+    } else {
+        lines.push(format!(
+            "the chain: {} links verified, up to link {} (root {}); {} rows not sealed yet",
+            chain.verified, chain.head.links, chain.head.hash, chain.unsealed
+        ));
+    }
+    let checkpoint = match (&chain.checkpoint, note) {
+        (Some(proof), Some(note)) => {
+            let signed = key.map(VerifierKey::fingerprint);
+            let mut line = format!("checkpoint: {proof}");
+            if proof.holds() {
+                line = format!(
+                    "checkpoint: the journal extends it (link {}, {}){}",
+                    note.checkpoint().links,
+                    note.checkpoint().time,
+                    match &signed {
+                        Some(fingerprint) => format!(", signed by {fingerprint}"),
+                        None if note.is_signed() => {
+                            ", its signature not checked (no --public-key)".to_owned()
+                        }
+                        None => ", unsigned".to_owned(),
+                    }
+                );
+            } else if failure.is_none() {
+                failure = Some(line.clone());
+            }
+            lines.push(line);
+            json!({
+                "holds": proof.holds(),
+                "message": proof.to_string(),
+                "links": note.checkpoint().links,
+                "signed_by": signed,
+            })
+        }
+        _ => serde_json::Value::Null,
+    };
+    Chained {
+        lines,
+        json: json!({
+            "unchained": chain.is_unchained(),
+            "verified": chain.verified,
+            "unsealed": chain.unsealed,
+            "links": chain.head.links,
+            "root": chain.head.hash.to_hex(),
+            "broken": chain.broken.as_ref().map(|b| json!({
+                "seq": b.seq,
+                "link": b.link,
+                "message": b.message,
+            })),
+            "checkpoint": checkpoint,
+        }),
+        failure,
+    }
 }
 
 pub fn prune(out: &mut impl Write, config: &PgConfig, args: &PruneArgs) -> Done {

@@ -34,6 +34,7 @@ macro_rules! help_with_arguments {
     };
 }
 
+mod chain;
 mod journal;
 mod status;
 mod times;
@@ -77,7 +78,8 @@ examples:
   lanes-pg resolve-orphan lanes docs
   lanes-pg export lanes --since 1h --out last-hour.jsonl
   lanes-pg audit lanes
-  lanes-pg prune lanes --before 30d"
+  lanes-pg prune lanes --before 30d
+  lanes-pg checkpoint lanes --key ops.key --out kept/today.txt"
 )]
 struct Cli {
     /// Give up on the database after SECONDS (default 10)
@@ -166,6 +168,15 @@ enum Command {
     /// Remove the journal's rows before a time, keeping the state after them as its start
     #[command(help_template = help_with_arguments!(), after_help = journal::PRUNE_HELP)]
     Prune(journal::PruneArgs),
+    /// Link the committed transitions into the journal's hash chain
+    #[command(help_template = help_with_arguments!(), after_help = chain::SEAL_HELP)]
+    Seal(chain::SealArgs),
+    /// Seal, then print a checkpoint of the journal to keep elsewhere (signed with --key)
+    #[command(help_template = help_with_arguments!(), after_help = chain::CHECKPOINT_HELP)]
+    Checkpoint(chain::CheckpointArgs),
+    /// Make an Ed25519 key to sign checkpoints with (FILE) and its public key (FILE.pub)
+    #[command(after_help = chain::KEYGEN_HELP)]
+    Keygen(chain::KeygenArgs),
 }
 
 /// The `lanes-pg` command: reads the process's arguments, runs the command, and says how it
@@ -267,6 +278,15 @@ fn run(out: &mut impl Write, command: Command, limit: Duration) -> Done {
             let (url, schema) = args.place.split("prune");
             journal::prune(out, &config(url, &schema), &args)
         }
+        Command::Seal(args) => {
+            let (url, schema) = args.place.split("seal");
+            chain::seal(out, &config(url, &schema), &args)
+        }
+        Command::Checkpoint(args) => {
+            let (url, schema) = args.place.split("checkpoint");
+            chain::checkpoint(out, &config(url, &schema), &args)
+        }
+        Command::Keygen(args) => chain::keygen(out, &args),
     }
 }
 

@@ -335,3 +335,224 @@ fn a_prune_keeps_the_chain_verifiable_from_its_cut() {
         })
     );
 }
+
+/// `lanes-pg args…` with the URL after the command: exit code, stdout, stderr.
+fn tool(command: &str, schema: &str, more: &[&str]) -> (Option<i32>, String, String) {
+    let url = url();
+    let mut args = vec![command, &url, schema];
+    args.extend_from_slice(more);
+    common::lanes_pg(&args)
+}
+
+/// Checks that a failure is one line on stderr holding `words`, exit status 1.
+fn fails_with(said: (Option<i32>, String, String), words: &str) {
+    let (code, out, err) = said;
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.starts_with("lanes-pg: ") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(err.contains(words), "{err} should say {words}");
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn lanes_pg_seals_checkpoints_signed_and_audits_against_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (key, other) = (file("ops.key"), file("other.key"));
+    for (path, name) in [(&key, "ops.example"), (&other, "someone.else")] {
+        let (code, out, err) = common::lanes_pg(&["keygen", "--name", name, "--out", path]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            out.contains("the public key ops.example+") || name != "ops.example",
+            "{out}"
+        );
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // keygen never replaces a key.
+    let before = std::fs::read(&key).unwrap();
+    fails_with(
+        common::lanes_pg(&["keygen", "--name", "x", "--out", &key]),
+        "exists already",
+    );
+    assert_eq!(std::fs::read(&key).unwrap(), before);
+
+    let (schema, _) = pairs(20);
+    // Never sealed: the audit passes the replay and says the journal is unchained.
+    let (code, out, _) = tool("audit", &schema, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out.lines().nth(1).unwrap_or_default(),
+        "the chain: unchained, no row is sealed (40 rows): nothing proves the journal unedited; \
+         run lanes-pg seal, and keep lanes-pg checkpoint's output elsewhere"
+    );
+    let (code, out, err) = tool("seal", &schema, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("sealed 40 transitions: the chain has 40 links, its root "),
+        "{out}"
+    );
+
+    let kept = file("kept.txt");
+    let (code, out, err) = tool("checkpoint", &schema, &["--key", &key, "--out", &kept]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains(", signed by ops.example+"), "{out}");
+    let (code, printed, _) = tool("checkpoint", &schema, &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        printed.starts_with("project-lanes/") && printed.lines().count() == 4,
+        "{printed}"
+    );
+    fails_with(
+        tool("checkpoint", &schema, &["--out", &kept]),
+        "exists already",
+    );
+
+    let public = format!("{key}.pub");
+    let (code, out, err) = tool(
+        "audit",
+        &schema,
+        &["--checkpoint", &kept, "--public-key", &public],
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "all 40 transitions match");
+    assert!(
+        lines[1].starts_with("the chain: 40 links verified, up to link 40"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("checkpoint: the journal extends it (link 40, ")
+            && lines[2].contains(", signed by ops.example+"),
+        "{out}"
+    );
+
+    // A signature by another key, and a checkpoint signed by nobody, when one is required.
+    fails_with(
+        tool(
+            "audit",
+            &schema,
+            &[
+                "--checkpoint",
+                &kept,
+                "--public-key",
+                &format!("{other}.pub"),
+            ],
+        ),
+        "the checkpoint is not signed by someone.else+",
+    );
+    let unsigned = file("unsigned.txt");
+    std::fs::write(&unsigned, &printed).unwrap();
+    fails_with(
+        tool(
+            "audit",
+            &schema,
+            &["--checkpoint", &unsigned, "--public-key", &public],
+        ),
+        "the checkpoint is unsigned, and a signature by ops.example+",
+    );
+    // A checkpoint of another journal.
+    let (other_schema, _) = pairs(1);
+    fails_with(
+        tool("audit", &other_schema, &["--checkpoint", &kept]),
+        "the checkpoint is for another journal",
+    );
+
+    // The last 10 rows removed: shorter than the checkpoint.
+    as_admin(&format!(
+        "DELETE FROM {schema}.lanes_journal WHERE seq IN (SELECT seq FROM \
+         {schema}.lanes_journal ORDER BY seq DESC LIMIT 10)"
+    ));
+    fails_with(
+        tool(
+            "audit",
+            &schema,
+            &["--checkpoint", &kept, "--public-key", &public],
+        ),
+        "the journal is shorter than the checkpoint: it ends at link 30, the checkpoint at 40",
+    );
+}
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn a_journal_rewritten_with_a_recomputed_chain_fails_its_signed_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("ops.key").to_str().unwrap().to_owned();
+    let kept = dir.path().join("kept.txt").to_str().unwrap().to_owned();
+    assert_eq!(
+        common::lanes_pg(&["keygen", "--name", "ops", "--out", &key]).0,
+        Some(0)
+    );
+    let (schema, _) = pairs(10);
+    assert_eq!(
+        tool("checkpoint", &schema, &["--key", &key, "--out", &kept]).0,
+        Some(0)
+    );
+    let failed = nth_seq(&schema, 2);
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET outcome = 'succeeded' WHERE seq = {failed}; \
+         UPDATE {schema}.lanes_journal SET link = NULL, hash = NULL"
+    ));
+    assert_eq!(tool("seal", &schema, &[]).0, Some(0));
+    // The rewrite is consistent: the audit alone passes.
+    assert_eq!(tool("audit", &schema, &[]).0, Some(0));
+    let last = nth_seq(&schema, 20);
+    fails_with(
+        tool(
+            "audit",
+            &schema,
+            &["--checkpoint", &kept, "--public-key", &format!("{key}.pub")],
+        ),
+        &format!(
+            "journal row {last} (link 20) does not have the checkpoint's root: the journal was \
+             rewritten"
+        ),
+    );
+}
+
+#[test]
+fn bad_checkpoint_and_key_files_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let good = "project-lanes/j\n3\nAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=\ntime 2026-05-01T03:12:45.123Z\n";
+    let truncated = file("truncated.txt", &good.as_bytes()[..40]);
+    let latin1 = file("latin1.txt", b"project-lanes/j\xe9\n3\n");
+    let short_key = file("short.pub", b"ops+01234567+AQEB\n");
+    let valid = file("valid.txt", good.as_bytes());
+    // The files are read before the database is asked: no database needed.
+    let url = "host=/nonexistent dbname=none";
+    for (args, says) in [
+        (
+            vec!["--checkpoint", &truncated],
+            "the checkpoint is truncated",
+        ),
+        (
+            vec!["--checkpoint", &latin1],
+            "the checkpoint is not UTF-8 text",
+        ),
+        (
+            vec!["--checkpoint", &valid, "--public-key", &short_key],
+            "short.pub: the key holds 3 bytes, not the 33 of an Ed25519 key",
+        ),
+        (
+            vec!["--checkpoint", &valid, "--public-key", &valid],
+            "valid.txt: ",
+        ),
+    ] {
+        let mut all = vec!["audit", url, "lanes"];
+        all.extend(args);
+        fails_with(common::lanes_pg(&all), says);
+    }
+    let key = file("key", b"PRIVATE+KEY+ops+00000000+AQEB\n");
+    fails_with(
+        common::lanes_pg(&["checkpoint", url, "lanes", "--key", &key]),
+        "key: ",
+    );
+}

@@ -178,7 +178,12 @@ fn every_commands_usage_and_help_name_exactly_the_arguments_it_takes() {
             .iter()
             .filter_map(|line| line.split_whitespace().next())
             .collect();
-        assert_eq!(arguments[..2], ["[URL]", "SCHEMA"], "{command}: {help}");
+        // Every command reaches a database but keygen, which makes a key file.
+        if command == "keygen" {
+            assert!(arguments.is_empty(), "{command}: {help}");
+        } else {
+            assert_eq!(arguments[..2], ["[URL]", "SCHEMA"], "{command}: {help}");
+        }
         let positionals: Vec<&str> = words[2..]
             .iter()
             .copied()
@@ -203,7 +208,8 @@ fn every_commands_usage_and_help_name_exactly_the_arguments_it_takes() {
                 .next()
                 .and_then(|v| v.strip_prefix('<'))
                 .and_then(|v| v.strip_suffix('>'));
-            if name != "help" {
+            // The global --timeout does nothing for keygen, which asks no database.
+            if name != "help" && !(command == "keygen" && name == "timeout") {
                 options.push((name.to_owned(), value.map(str::to_owned)));
             }
         }
@@ -274,7 +280,9 @@ fn a_mistake_inside_a_command_prints_that_commands_usage() {
     let owned = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     for command in commands() {
         cases.push((owned(&[&command]), command.clone(), "required arguments"));
-        cases.push((owned(&[&command, "host=/tmp"]), command.clone(), "URL"));
+        if command != "keygen" {
+            cases.push((owned(&[&command, "host=/tmp"]), command.clone(), "URL"));
+        }
     }
     cases.push((
         owned(&["resolve", "host=/tmp", "lanes", "7"]),
@@ -319,7 +327,7 @@ fn the_connection_comes_from_lanes_pg_url_when_no_url_is_given() {
         .unwrap();
     let (code, out, err) = lanes_pg_with_url(Some(&url), &["audit", &schema]);
     assert_eq!(
-        (code, out.trim()),
+        (code, out.lines().next().unwrap_or_default()),
         (Some(0), "all 2 transitions match"),
         "{err}"
     );

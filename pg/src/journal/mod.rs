@@ -55,6 +55,7 @@ mod start;
 mod stored;
 
 use project_lanes::record::Timestamp;
+use project_lanes::record::checkpoint::Checkpoint;
 
 use crate::{PgConfig, PgError};
 
@@ -134,6 +135,39 @@ pub fn seal(config: &PgConfig) -> Result<Sealed, JournalError> {
 fn seal_here(config: &PgConfig) -> Result<Sealed, JournalError> {
     let mut client = read::connect(config)?;
     seal::seal(&mut client, &config.schema)
+}
+
+/// Seals the journal of `config`'s schema ([`seal`]) and says where its chain stands, as a
+/// checkpoint to keep elsewhere: the journal's identity (`lanes_identity`), its number of links,
+/// its root, and the server's time. Sign it where the database cannot reach
+/// ([`Checkpoint::sign`]); `audit_against` later proves the journal still extends it.
+pub fn checkpoint(config: &PgConfig) -> Result<Checkpoint, JournalError> {
+    crate::blocking::outside_runtime(|| checkpoint_here(config))
+}
+
+fn checkpoint_here(config: &PgConfig) -> Result<Checkpoint, JournalError> {
+    let mut client = read::connect(config)?;
+    let sealed = seal::seal(&mut client, &config.schema)?;
+    let row = client
+        .query_one(
+            &format!(
+                "SELECT id, clock_timestamp() FROM {}.lanes_identity",
+                config.schema
+            ),
+            &[],
+        )
+        .map_err(PgError::from)?;
+    let journal: String = row.try_get(0).map_err(PgError::from)?;
+    let now: std::time::SystemTime = row.try_get(1).map_err(PgError::from)?;
+    let time = read::timestamp(now).ok_or_else(|| {
+        PgError::Config("the server's clock reads a time before 1970 or past 9999".into())
+    })?;
+    Ok(Checkpoint {
+        journal,
+        links: sealed.head.links,
+        root: sealed.head.hash,
+        time,
+    })
 }
 
 /// Removes the journal's rows before `before`, keeping the state after them as its start, so a
