@@ -168,8 +168,8 @@ fn replay(
     };
     match item {
         Item::Queue(queue) => engine.queue(queue),
-        Item::Lease(lease) => engine.lease(lease).map_err(start)?,
-        Item::Reservation(view) => engine.reservation(view).map_err(start)?,
+        Item::Lease(lease, _) => engine.lease(lease).map_err(start)?,
+        Item::Reservation(view, _) => engine.reservation(view).map_err(start)?,
         Item::Step(step, _) => {
             let replayed = engine.run(step);
             *transitions += 1;
@@ -177,7 +177,11 @@ fn replay(
                 *found = Some((index.unwrap_or(0), step.answer.clone(), replayed));
             }
         }
-        Item::Actor { .. } | Item::End(_) => {}
+        Item::Actor { .. }
+        | Item::End(_)
+        | Item::Chain(_)
+        | Item::Link(_)
+        | Item::Checkpoint { .. } => {}
     }
     Ok(())
 }

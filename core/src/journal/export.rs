@@ -39,6 +39,7 @@ pub struct Export {
     pub(super) since: Option<Timestamp>,
     pub(super) until: Option<Timestamp>,
     pub(super) size_limit: bool,
+    pub(super) chain: bool,
 }
 
 /// Why a journal could not become a record.
@@ -168,6 +169,7 @@ impl Export {
             since: None,
             until: None,
             size_limit: true,
+            chain: false,
         })
     }
 
@@ -205,6 +207,15 @@ impl Export {
     /// Only the entries before `until` (exclusive).
     pub fn until(mut self, until: Timestamp) -> Export {
         self.until = Some(until);
+        self
+    }
+
+    /// A version 3 record that carries the journal's hash chain ([`Journal::write_record`]
+    /// (super::Journal::write_record)): each step its link's tag, the end the root, so a reader
+    /// recomputes the chain and names the first step changed after the fact. A record cut by
+    /// project carries the other projects' entries as their links.
+    pub fn chained(mut self) -> Export {
+        self.chain = true;
         self
     }
 

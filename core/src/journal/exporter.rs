@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use crate::dispatch::{ReservationId, ReservationState, ReservationView};
 use crate::label::Quoted;
 use crate::op::MAX_INPUT_CHARS;
-use crate::record::stream::{Answer as Kept, Head, Item, Step};
+use crate::record::chain::{ChainHead, Hash};
+use crate::record::stream::{Answer as Kept, Checkpointed, Head, Item, Proof, Step};
 use crate::record::{FORMAT, Input, Origin, OriginKind, StartLease, StartLeaseState, VERSION_3};
 use crate::transition::{Answer, Call, Entry, LeaseKey};
 use crate::{Label, LaneState, LaneView, Outcome};
@@ -71,6 +72,12 @@ pub struct Exporter {
     forget: bool,
     actors: HashMap<String, u64>,
     steps: u64,
+    /// A chained export: the chain after the entries so far, while every entry had its link.
+    chain: Option<ChainHead>,
+    /// The chain line is out: the record is chained (until an entry without a link).
+    chain_written: bool,
+    /// An entry in the window came without its link (not sealed): later steps are unchained.
+    chain_stopped: bool,
 }
 
 /// Where items go: each with the index of the entry it comes from (`None` for the start), or
@@ -97,7 +104,26 @@ impl Exporter {
             forget: false,
             actors: HashMap::new(),
             steps: 0,
+            chain: None,
+            chain_written: false,
+            chain_stopped: false,
         }
+    }
+
+    /// The same exporter, writing the journal's hash chain into the record: `start` is the
+    /// chain before the journal's first entry. Each step then carries its link's tag (and a
+    /// claim's generation, an enqueue's id in the system), each entry the window leaves out its
+    /// link, and the end the root. Entries given by [`entry`](Self::entry) are linked here;
+    /// [`entry_sealed`](Self::entry_sealed) gives each entry's link as a system stored it.
+    pub fn chained(mut self, start: ChainHead) -> Exporter {
+        self.chain = Some(start);
+        self
+    }
+
+    /// The chain after the last entry the record holds, if the record is chained: what a
+    /// checkpoint given to [`finish_with`](Self::finish_with) must be of.
+    pub fn root(&self) -> Option<ChainHead> {
+        self.chain.filter(|_| self.chain_written)
     }
 
     /// The same exporter, for a system that keeps its settled reservations itself (a
@@ -217,6 +243,20 @@ impl Exporter {
     /// The next entry of the journal: before the window, it changes the state the record will
     /// start from; in it, it becomes a step (or is left out); after it, it is ignored.
     pub fn entry(&mut self, entry: &Entry, out: &mut Out<'_>) -> Result<(), ExportError> {
+        let link = self.chain.map(|head| head.next(&super::link(entry)).hash);
+        self.entry_sealed(entry, link, out)
+    }
+
+    /// The next entry, with its link as the system stored it (`None`: not sealed yet, and
+    /// neither is any entry after it). The record carries the stored link, so an entry changed
+    /// after it was sealed breaks the record's chain at its step. Without
+    /// [`chained`](Self::chained), the link is ignored.
+    pub fn entry_sealed(
+        &mut self,
+        entry: &Entry,
+        link: Option<Hash>,
+        out: &mut Out<'_>,
+    ) -> Result<(), ExportError> {
         let index = self.position;
         self.position += 1;
         if self.over {
@@ -228,6 +268,7 @@ impl Exporter {
                 && timed(entry.at)? < since
             {
                 self.apply(entry);
+                self.link(link);
                 return Ok(());
             }
             self.begin(out)?;
@@ -238,6 +279,7 @@ impl Exporter {
             self.over = true;
             return Ok(());
         }
+        let linked = self.link(link).filter(|_| self.chain_written);
         let project = self.project_of(entry).map(str::to_owned);
         let names_unknown = matches!(
             entry.call,
@@ -250,29 +292,88 @@ impl Exporter {
                     .as_deref()
                     .is_some_and(|p| selected.iter().any(|s| s == p)));
         if keep {
-            let step =
+            let mut step =
                 self.step(entry, index, out)
                     .map_err(|message| ExportError::Inconsistent {
                         entry: index,
                         message,
                     })?;
+            if let Some(hash) = linked {
+                step.proof = Some(Proof {
+                    tag: u64::from_be_bytes(hash.0[..8].try_into().unwrap_or_default()),
+                    issued: match &entry.answer {
+                        Answer::Claimed(key) => Some(key.generation),
+                        Answer::Reservation(view) if step.op == crate::op::Op::Enqueue => {
+                            Some(view.id.number())
+                        }
+                        _ => None,
+                    },
+                });
+            }
             self.steps += 1;
             out(Some(index), &Item::Step(step, None))?;
+        } else if let Some(hash) = linked {
+            out(Some(index), &Item::Link(hash))?;
         }
         self.apply(entry);
         Ok(())
     }
 
+    /// The chain after an entry with `link` (the chain stops at the first entry without one).
+    fn link(&mut self, link: Option<Hash>) -> Option<Hash> {
+        let head = self.chain.as_mut().filter(|_| !self.chain_stopped)?;
+        match link {
+            Some(hash) => {
+                *head = ChainHead {
+                    links: head.links + 1,
+                    hash,
+                };
+                Some(hash)
+            }
+            None => {
+                self.chain_stopped = true;
+                None
+            }
+        }
+    }
+
     /// The end of the journal: the end line, or [`ExportError::Nothing`] if no step was kept.
-    pub fn finish(mut self, out: &mut Out<'_>) -> Result<u64, ExportError> {
+    pub fn finish(self, out: &mut Out<'_>) -> Result<u64, ExportError> {
+        self.finish_with(None, out)
+    }
+
+    /// The end of the journal, with a checkpoint of the journal at the record's
+    /// [`root`](Self::root) (its text, and the verifier key of its signer if it is signed).
+    pub fn finish_with(
+        mut self,
+        checkpoint: Option<Checkpointed>,
+        out: &mut Out<'_>,
+    ) -> Result<u64, ExportError> {
         if !self.begun {
             self.begin(out)?;
         }
         if self.steps == 0 {
             return Err(ExportError::Nothing);
         }
+        let root = self.root();
+        if let (Some(_), Some(checkpoint)) = (root, checkpoint) {
+            out(
+                None,
+                &Item::Checkpoint {
+                    note: checkpoint.note,
+                    key: checkpoint.key,
+                },
+            )?;
+        }
         let steps = self.steps;
-        out(None, &Item::End(crate::record::stream::End { steps }))?;
+        out(
+            None,
+            &Item::End(crate::record::stream::End {
+                steps,
+                links: root.map(|r| r.links),
+                root: root.map(|r| r.hash.to_hex()),
+            }),
+        )?;
         Ok(steps)
     }
 
@@ -283,6 +384,11 @@ impl Exporter {
         for queue in &self.queues {
             out(None, &Item::Queue(queue.clone()))?;
         }
+        if let Some(head) = self.chain.filter(|_| !self.chain_stopped) {
+            self.chain_written = true;
+            out(None, &Item::Chain(head))?;
+        }
+        let chained = self.chain_written;
         let selected = self.export.projects.clone();
         let shown = |p: &Label| selected.is_empty() || selected.contains(p);
         let held: Vec<(LeaseKey, bool)> = self
@@ -298,7 +404,7 @@ impl Exporter {
                 StartLeaseState::Running
             };
             let lease = self.issue_lease(&key, state);
-            out(None, &Item::Lease(lease))?;
+            out(None, &Item::Lease(lease, chained.then_some(key.generation)))?;
         }
         let live: Vec<ReservationView> = self
             .state
@@ -307,8 +413,9 @@ impl Exporter {
             .cloned()
             .collect();
         for view in live {
+            let system = view.id.number();
             let view = self.issue_id(&view);
-            out(None, &Item::Reservation(view))?;
+            out(None, &Item::Reservation(view, chained.then_some(system)))?;
         }
         Ok(())
     }
@@ -346,7 +453,8 @@ impl Exporter {
         }
         let declared = self.issue_lease(lease, StartLeaseState::Released);
         let handle = declared.handle.clone();
-        out(Some(index), &Item::Lease(declared)).map_err(|e| e.to_string())?;
+        let generation = self.chain_written.then_some(lease.generation);
+        out(Some(index), &Item::Lease(declared, generation)).map_err(|e| e.to_string())?;
         Ok(handle)
     }
 
@@ -365,7 +473,8 @@ impl Exporter {
             Some(view) if settled(view.state) => {
                 let declared = self.issue_id(&view);
                 let id = declared.id;
-                out(Some(index), &Item::Reservation(declared)).map_err(|e| e.to_string())?;
+                let sid = self.chain_written.then_some(system.number());
+                out(Some(index), &Item::Reservation(declared, sid)).map_err(|e| e.to_string())?;
                 Ok(id)
             }
             _ => Err(format!(
@@ -568,6 +677,7 @@ impl Exporter {
             input,
             answer: kept,
             note: None,
+            proof: None,
         })
     }
 }
@@ -617,6 +727,9 @@ impl super::history::Journal {
     ) -> Result<(W, u64), ExportError> {
         export.check()?;
         let mut exporter = Exporter::new(export, &self.queues, self.start.clone());
+        if export.chain {
+            exporter = exporter.chained(self.chain_start);
+        }
         let written = |e: std::io::Error| ExportError::Write(e.to_string());
         let mut writer =
             crate::record::stream::Writer::new(out, &exporter.head()).map_err(written)?;
@@ -638,10 +751,20 @@ pub fn write_item<W: std::io::Write>(
     let written = match item {
         Item::Queue(queue) => writer.queue(queue),
         Item::Actor { name, .. } => writer.actor(name).map(|_| ()),
-        Item::Lease(lease) => writer.lease(lease),
-        Item::Reservation(view) => writer.reservation(view),
+        Item::Lease(lease, generation) => writer.lease(lease, *generation),
+        Item::Reservation(view, sid) => writer.reservation(view, *sid),
         Item::Step(step, _) => writer.step(step),
-        Item::End(_) => Ok(()),
+        Item::Chain(head) => writer.chain(*head),
+        Item::Link(hash) => writer.link(*hash),
+        Item::Checkpoint { note, key } => writer.checkpoint(note, key.as_deref()),
+        Item::End(end) => {
+            if let (Some(links), Some(root)) =
+                (end.links, end.root.as_deref().and_then(Hash::from_hex))
+            {
+                writer.root(ChainHead { links, hash: root });
+            }
+            Ok(())
+        }
     };
     written.map_err(|e| ExportError::Write(e.to_string()))
 }

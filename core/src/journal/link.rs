@@ -1,6 +1,7 @@
 //! A journal entry as its link of the hash chain ([`crate::record::chain`]): the fields the
 //! chain hashes, read from the entry's call and answer in the system's own names.
 
+use crate::op::MAX_INPUT_CHARS;
 use crate::record::chain::Link;
 use crate::transition::{Answer, Call, Entry};
 
@@ -24,6 +25,9 @@ use crate::transition::{Answer, Call, Entry};
 /// assert_eq!(head.links, 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Inputs as given are hashed as a record keeps them: their first
+/// [`MAX_INPUT_CHARS`] characters.
 pub fn link(entry: &Entry) -> Link<'_> {
     let code = match &entry.answer {
         Answer::Refused(e) => e.code(),
@@ -34,8 +38,8 @@ pub fn link(entry: &Entry) -> Link<'_> {
     link.actor = entry.actor.as_ref().map(|a| a.as_str());
     match &entry.call {
         Call::Claim { project, run } => {
-            link.project = Some(project);
-            link.run = Some(run);
+            link.project = Some(kept(project));
+            link.run = Some(kept(run));
         }
         Call::RequestStop { lease } => {
             link.project = Some(&lease.project);
@@ -53,11 +57,11 @@ pub fn link(entry: &Entry) -> Link<'_> {
             project,
             run,
         } => {
-            link.queue = Some(queue);
-            link.project = Some(project);
-            link.run = Some(run);
+            link.queue = Some(kept(queue));
+            link.project = Some(kept(project));
+            link.run = Some(kept(run));
         }
-        Call::Dispatch { queue } => link.queue = Some(queue),
+        Call::Dispatch { queue } => link.queue = Some(kept(queue)),
         Call::Finish {
             reservation,
             outcome,
@@ -85,4 +89,12 @@ pub fn link(entry: &Entry) -> Link<'_> {
         Answer::View(_) | Answer::Reservation(_) | Answer::Persisting(_) | Answer::Refused(_) => {}
     }
     link
+}
+
+/// An input as a record keeps it: its first [`MAX_INPUT_CHARS`] characters.
+fn kept(text: &str) -> &str {
+    match text.char_indices().nth(MAX_INPUT_CHARS) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
 }

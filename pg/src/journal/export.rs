@@ -236,8 +236,8 @@ fn note_projects(
     item: &Item,
 ) {
     let named = match item {
-        Item::Lease(lease) => Some(lease.project.as_str()),
-        Item::Reservation(view) => Some(view.project.as_str()),
+        Item::Lease(lease, _) => Some(lease.project.as_str()),
+        Item::Reservation(view, _) => Some(view.project.as_str()),
         Item::Step(step, _) => step.input.project.as_deref(),
         _ => None,
     };

@@ -70,7 +70,10 @@ impl Checker {
         if self.ended {
             return Err(broken("end", "nothing follows the end line"));
         }
-        if matches!(item, Item::Lease(_) | Item::Reservation(_) | Item::Step(..)) {
+        if matches!(
+            item,
+            Item::Lease(..) | Item::Reservation(..) | Item::Step(..) | Item::Chain(_)
+        ) {
             self.queues_closed = true;
         }
         match item {
@@ -104,8 +107,10 @@ impl Checker {
                 self.actors += 1;
                 Ok(())
             }
-            Item::Lease(lease) => self.lease(lease),
-            Item::Reservation(view) => self.reservation(view),
+            Item::Lease(lease, _) => self.lease(lease),
+            Item::Reservation(view, _) => self.reservation(view),
+            // Their order among the steps is the prover's (`proof.rs`).
+            Item::Chain(_) | Item::Link(_) | Item::Checkpoint { .. } => Ok(()),
             Item::Step(step, dt) => self.step(step, *dt),
             Item::End(end) => {
                 if end.steps != self.steps {

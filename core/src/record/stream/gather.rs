@@ -227,7 +227,7 @@ impl Gather {
         match item {
             Item::Queue(queue) => record.queues.push(queue.clone()),
             Item::Actor { name, .. } => self.actors.push(name.clone()),
-            Item::Lease(lease) => {
+            Item::Lease(lease, _) => {
                 show(record, &mut self.shown, &lease.project);
                 self.leases.push((lease.project.clone(), lease.run.clone()));
                 if lease.state != StartLeaseState::Released {
@@ -243,7 +243,7 @@ impl Gather {
                         .push(lease.clone());
                 }
             }
-            Item::Reservation(view) => {
+            Item::Reservation(view, _) => {
                 show(record, &mut self.shown, &view.project);
                 if !self.started {
                     record
@@ -261,7 +261,7 @@ impl Gather {
                     record.steps.push(saved);
                 }
             }
-            Item::End(_) => {}
+            Item::End(_) | Item::Chain(_) | Item::Link(_) | Item::Checkpoint { .. } => {}
         }
     }
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::dispatch::{DispatchError, ReservationId, ReservationState, ReservationView};
 use crate::label::Quoted;
 use crate::op::{Field, Op};
+use crate::record::chain::{ChainHead, Hash, TAG_DIGITS};
 use crate::record::{Input, Origin, StartLease, StartLeaseState, Text};
 use crate::time::Timestamp;
 use crate::{Label, LaneView};
@@ -42,11 +43,25 @@ pub struct Head {
 
 /// The end: how many steps the record holds, so that a record cut short is told from a whole
 /// one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct End {
     /// The number of step lines.
     pub steps: u64,
+    /// A chained record: the number of the chain's last link.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub links: Option<u64>,
+    /// A chained record: its root, the chain's last link (64 hex digits).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub root: Option<String>,
 }
 
 /// Any line after the head, as JSON holds it: the fields of every kind of line, each optional.
@@ -180,6 +195,28 @@ pub struct Line {
         skip_serializing_if = "Option::is_none"
     )]
     pub settled: Option<ReservationState>,
+    /// A chained step: the first 16 hex digits of its link.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub h: Option<String>,
+    /// A chained claim that succeeded, or a lease line: the lease's generation in the system.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub g: Option<u64>,
+    /// A chained enqueue that succeeded, or a reservation line: the system's id of the
+    /// reservation.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub sid: Option<u64>,
     /// A step's remark for readers.
     #[serde(
         default,
@@ -201,6 +238,34 @@ pub struct Line {
         skip_serializing_if = "Option::is_none"
     )]
     pub name: Option<String>,
+    /// The chain line: the chain before the first step.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub chain: Option<ChainLine>,
+    /// A link line: the link of a journal entry the record leaves out (64 hex digits).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub link: Option<String>,
+    /// The checkpoint line: a checkpoint of the journal at the record's last link.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub checkpoint: Option<String>,
+    /// The checkpoint line: the key that signed it, as a verifier key.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub key: Option<String>,
     /// The end.
     #[serde(
         default,
@@ -208,6 +273,17 @@ pub struct Line {
         skip_serializing_if = "Option::is_none"
     )]
     pub end: Option<End>,
+}
+
+/// The chain line's value: how many links come before the record's first step, and the last
+/// of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainLine {
+    /// The number of links before the first step.
+    pub links: u64,
+    /// The last of them (64 hex digits; link 0 is zeros).
+    pub hash: String,
 }
 
 /// What a step answered, as version 3 keeps it: its code, and the part of its answer that the
@@ -286,9 +362,23 @@ pub struct Step {
     pub answer: Answer,
     /// A remark for readers.
     pub note: Option<Text>,
+    /// A chained step: its link's tag, and the system's name for what it issued.
+    pub proof: Option<Proof>,
 }
 
-/// What one line after the head is.
+/// What a chained step carries to prove it: the start of its link, and for a claim or an
+/// enqueue that succeeded the system's generation or reservation id it issued (the record's
+/// handles are its own; the chain hashes the system's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Proof {
+    /// The first 8 bytes of the step's link (`h`).
+    pub tag: u64,
+    /// A claim's `g` or an enqueue's `sid`.
+    pub issued: Option<u64>,
+}
+
+/// What one line after the head is (handed out one at a time, so a step's size is no cost).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {
     /// The dispatcher has this queue (declared before any lease, reservation or step).
@@ -300,10 +390,24 @@ pub enum Item {
         /// Its name.
         name: String,
     },
-    /// A lease held before the first step, or issued and released before a step that names it.
-    Lease(StartLease),
-    /// A reservation present before the first step, or settled before a step that names it.
-    Reservation(ReservationView),
+    /// A lease held before the first step, or issued and released before a step that names it;
+    /// in a chained record, with its generation in the system.
+    Lease(StartLease, Option<u64>),
+    /// A reservation present before the first step, or settled before a step that names it; in
+    /// a chained record, with the system's id.
+    Reservation(ReservationView, Option<u64>),
+    /// The chain before the first step.
+    Chain(ChainHead),
+    /// The link of a journal entry the record leaves out.
+    Link(Hash),
+    /// A checkpoint of the journal at the record's last link (a note's text), and the key that
+    /// signed it.
+    Checkpoint {
+        /// The checkpoint, as `lanes-pg checkpoint` writes it.
+        note: String,
+        /// The signer's verifier key, if it is signed.
+        key: Option<String>,
+    },
     /// A step, and its `dt` as given (the reader resolves it into the step's time).
     Step(Step, Option<i64>),
     /// The end.
@@ -326,7 +430,7 @@ pub(crate) fn broken(field: &'static str, message: impl Into<String>) -> Broken 
 
 impl Line {
     /// The fields present, by name.
-    fn present(&self) -> [(&'static str, bool); 22] {
+    fn present(&self) -> [(&'static str, bool); 29] {
         [
             ("op", self.op.is_some()),
             ("at", self.at.is_some()),
@@ -346,9 +450,16 @@ impl Line {
             ("dispatched", self.dispatched.is_some()),
             ("retained", self.retained.is_some()),
             ("settled", self.settled.is_some()),
+            ("h", self.h.is_some()),
+            ("g", self.g.is_some()),
+            ("sid", self.sid.is_some()),
             ("note", self.note.is_some()),
             ("actor", self.actor.is_some()),
             ("name", self.name.is_some()),
+            ("chain", self.chain.is_some()),
+            ("link", self.link.is_some()),
+            ("checkpoint", self.checkpoint.is_some()),
+            ("key", self.key.is_some()),
             ("end", self.end.is_some()),
         ]
     }
@@ -378,18 +489,60 @@ impl Line {
                 .ok_or_else(|| broken("actor", "an actor line needs `name`"))?;
             return Ok(Item::Actor { id, name });
         }
-        if let Some(end) = self.end {
+        if self.end.is_some() {
             self.only("the end line", &["end"])?;
+            let end = self.end.unwrap_or_default();
+            if end.links.is_some() != end.root.is_some() {
+                return Err(broken("end", "a chained end has `links` and `root`, both"));
+            }
+            if let Some(root) = &end.root
+                && Hash::from_hex(root).is_none()
+            {
+                return Err(broken("end", "`root` is 64 lowercase hex digits"));
+            }
             return Ok(Item::End(end));
         }
+        if self.chain.is_some() {
+            self.only("the chain line", &["chain"])?;
+            let chain = self.chain.unwrap_or_default();
+            let hash = Hash::from_hex(&chain.hash)
+                .ok_or_else(|| broken("chain", "`hash` is 64 lowercase hex digits"))?;
+            return Ok(Item::Chain(ChainHead {
+                links: chain.links,
+                hash,
+            }));
+        }
+        if self.link.is_some() {
+            self.only("a link line", &["link"])?;
+            let link = self.link.unwrap_or_default();
+            let hash = Hash::from_hex(&link)
+                .ok_or_else(|| broken("link", "a link is 64 lowercase hex digits"))?;
+            return Ok(Item::Link(hash));
+        }
+        if self.checkpoint.is_some() {
+            self.only("the checkpoint line", &["checkpoint", "key"])?;
+            let note = self.checkpoint.unwrap_or_default();
+            return Ok(Item::Checkpoint {
+                note,
+                key: self.key,
+            });
+        }
         if self.lease.is_some() {
-            self.only("a lease line", &["lease", "project", "run", "state"])?;
+            self.only("a lease line", &["lease", "project", "run", "state", "g"])?;
             return self.lease_line();
         }
         if self.reservation.is_some() {
             self.only(
                 "a reservation line",
-                &["reservation", "queue", "project", "run", "state", "outcome"],
+                &[
+                    "reservation",
+                    "queue",
+                    "project",
+                    "run",
+                    "state",
+                    "outcome",
+                    "sid",
+                ],
             )?;
             return self.reservation_line();
         }
@@ -408,7 +561,8 @@ impl Line {
         Err(broken(
             first.map_or("op", |(name, _)| name),
             "a line is a step (`op`), an actor (`actor`), a lease (`lease`), a reservation \
-             (`reservation`), a queue (`queue`) or the end (`end`)",
+             (`reservation`), a queue (`queue`), the chain (`chain`), a link (`link`), a \
+             checkpoint (`checkpoint`) or the end (`end`)",
         ))
     }
 
@@ -436,12 +590,15 @@ impl Line {
             }
             None => return Err(broken("lease", "a lease line needs `state`")),
         };
-        Ok(Item::Lease(StartLease {
-            handle: self.lease.unwrap_or_default(),
-            project,
-            run,
-            state,
-        }))
+        Ok(Item::Lease(
+            StartLease {
+                handle: self.lease.unwrap_or_default(),
+                project,
+                run,
+                state,
+            },
+            self.g,
+        ))
     }
 
     fn reservation_line(self) -> Result<Item, Broken> {
@@ -481,14 +638,17 @@ impl Line {
                 })?),
                 None => None,
             };
-        Ok(Item::Reservation(ReservationView {
-            id,
-            queue,
-            project,
-            run,
-            state,
-            outcome,
-        }))
+        Ok(Item::Reservation(
+            ReservationView {
+                id,
+                queue,
+                project,
+                run,
+                state,
+                outcome,
+            },
+            self.sid,
+        ))
     }
 
     fn step(self) -> Result<Item, Broken> {
@@ -498,13 +658,21 @@ impl Line {
         if self.at.is_some() && self.dt.is_some() {
             return Err(broken("dt", "a step has `at` or `dt`, not both"));
         }
-        if self.state.is_some() || self.actor.is_some() || self.name.is_some() || self.end.is_some()
+        const NOT_STEP: [&str; 8] = [
+            "state",
+            "actor",
+            "name",
+            "chain",
+            "link",
+            "checkpoint",
+            "key",
+            "end",
+        ];
+        if let Some((name, _)) = self
+            .present()
+            .into_iter()
+            .find(|(name, there)| *there && NOT_STEP.contains(name))
         {
-            let (name, _) = self
-                .present()
-                .into_iter()
-                .find(|(name, there)| *there && ["state", "actor", "name", "end"].contains(name))
-                .unwrap_or(("state", true));
             return Err(broken(name, format!("a step has no `{name}`")));
         }
         let input = Input {
@@ -621,6 +789,48 @@ impl Line {
                 )
             })?),
         };
+        let issued_field = match (op, &answer) {
+            (Op::Claim, Answer::Ok) => Some("g"),
+            (Op::Enqueue, Answer::Ok) => Some("sid"),
+            _ => None,
+        };
+        for (name, value) in [("g", self.g), ("sid", self.sid)] {
+            if value.is_some() && (issued_field != Some(name) || self.h.is_none()) {
+                return Err(broken(
+                    name,
+                    format!(
+                        "only a chained {} that succeeded has `{name}`",
+                        if name == "g" { "claim" } else { "enqueue" }
+                    ),
+                ));
+            }
+        }
+        let proof = match self.h {
+            None => None,
+            Some(h) => {
+                let tag = (h.len() == TAG_DIGITS
+                    && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+                .then(|| u64::from_str_radix(&h, 16).ok())
+                .flatten()
+                .ok_or_else(|| broken("h", format!("`h` is {TAG_DIGITS} lowercase hex digits")))?;
+                let issued = match issued_field {
+                    Some("g") => Some(self.g.ok_or_else(|| {
+                        broken(
+                            "h",
+                            "a chained claim that succeeded needs `g`, the lease's generation",
+                        )
+                    })?),
+                    Some(_) => Some(self.sid.ok_or_else(|| {
+                        broken(
+                            "h",
+                            "a chained enqueue that succeeded needs `sid`, the system's id",
+                        )
+                    })?),
+                    None => None,
+                };
+                Some(Proof { tag, issued })
+            }
+        };
         Ok(Item::Step(
             Step {
                 op,
@@ -629,6 +839,7 @@ impl Line {
                 input,
                 answer,
                 note: self.note,
+                proof,
             },
             self.dt,
         ))
@@ -657,6 +868,14 @@ impl From<&Step> for Line {
             note: step.note.clone(),
             ..Line::default()
         };
+        if let Some(proof) = step.proof {
+            line.h = Some(format!("{:016x}", proof.tag));
+            match step.op {
+                Op::Claim => line.g = proof.issued,
+                Op::Enqueue => line.sid = proof.issued,
+                _ => {}
+            }
+        }
         match &step.answer {
             Answer::Released {
                 stop_requested: true,

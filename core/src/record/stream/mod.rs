@@ -18,12 +18,14 @@ mod check;
 mod engine;
 mod gather;
 mod line;
+mod proof;
 mod read;
 mod write;
 
 pub use crate::record::VERSION_3;
 pub use engine::Engine;
 pub use gather::Gather;
-pub use line::{Answer, End, Head, Item, Line, Step};
+pub use line::{Answer, ChainLine, End, Head, Item, Line, Proof, Step};
+pub use proof::{Chain, Chained, Checkpointed};
 pub use read::{DEFAULT_MAX_BYTES, MAX_LINE_BYTES, Mismatch, Reader, Seen, Verdict};
 pub use write::Writer;

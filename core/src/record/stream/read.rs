@@ -14,6 +14,7 @@ use crate::record::{FORMAT, Header, RecordError};
 use super::check::Checker;
 use super::engine::Engine;
 use super::line::{Answer, Broken, Head, Item, Line};
+use super::proof::{Chain, Prover};
 use crate::record::VERSION_3;
 
 /// The longest line a record can hold, in bytes: more than any line of the format's bounded
@@ -70,6 +71,9 @@ pub struct Verdict {
     pub steps: u64,
     /// The first step whose answer the core does not give, if any.
     pub mismatch: Option<Mismatch>,
+    /// The record's hash chain, recomputed: none, or one that holds (one that breaks makes
+    /// the record invalid at the step where it breaks).
+    pub chain: Chain,
 }
 
 /// A version 3 record read a chunk at a time: [`feed`](Reader::feed) what arrives,
@@ -102,6 +106,8 @@ pub struct Reader {
     limit: Option<u64>,
     head: Option<Head>,
     check: Checker,
+    prover: Prover,
+    chain: Option<Chain>,
     engine: Engine,
     steps: u64,
     mismatch: Option<Mismatch>,
@@ -126,6 +132,8 @@ impl Reader {
             limit: None,
             head: None,
             check: Checker::default(),
+            prover: Prover::default(),
+            chain: None,
             engine: Engine::new(),
             steps: 0,
             mismatch: None,
@@ -230,6 +238,7 @@ impl Reader {
             head: head.clone(),
             steps: self.steps,
             mismatch: self.mismatch.clone(),
+            chain: self.chain.clone().unwrap_or(Chain::Unchained),
         })
     }
 
@@ -270,6 +279,16 @@ impl Reader {
         self.check
             .item(&mut item)
             .map_err(|b| broken_at(bytes, line, b))?;
+        self.prover
+            .item(&item)
+            .map_err(|b| broken_at(bytes, line, b))?;
+        if let Item::End(end) = &item {
+            self.chain = Some(
+                self.prover
+                    .end(end)
+                    .map_err(|b| broken_at(bytes, line, b))?,
+            );
+        }
         let before = self.mismatch.is_some();
         if !before {
             self.replay(bytes, line, &item)?;
@@ -299,8 +318,8 @@ impl Reader {
         };
         match item {
             Item::Queue(queue) => self.engine.queue(queue),
-            Item::Lease(lease) => self.engine.lease(lease).map_err(|e| refused("lease", e))?,
-            Item::Reservation(view) => self
+            Item::Lease(lease, _) => self.engine.lease(lease).map_err(|e| refused("lease", e))?,
+            Item::Reservation(view, _) => self
                 .engine
                 .reservation(view)
                 .map_err(|e| refused("reservation", e))?,
@@ -316,7 +335,11 @@ impl Reader {
                     });
                 }
             }
-            Item::Actor { .. } | Item::End(_) => {}
+            Item::Actor { .. }
+            | Item::End(_)
+            | Item::Chain(_)
+            | Item::Link(_)
+            | Item::Checkpoint { .. } => {}
         }
         Ok(())
     }

@@ -10,7 +10,9 @@ use crate::dispatch::ReservationView;
 use crate::record::StartLease;
 use crate::time::Timestamp;
 
-use super::line::{End, Head, Line, Step};
+use crate::record::chain::{ChainHead, Hash};
+
+use super::line::{ChainLine, End, Head, Line, Step};
 
 /// Writes a version 3 record: the head when made, then declarations and steps in order, then
 /// [`end`](Writer::end). A step's time is written as `dt` after a step that has one, else as
@@ -32,7 +34,7 @@ use super::line::{End, Head, Line, Step};
 /// };
 /// let mut writer = Writer::new(Vec::new(), &head)?;
 /// let input = Input { project: Some("docs".into()), run: Some("nightly-7".into()), ..Input::default() };
-/// writer.step(&Step { op: Op::Claim, at: None, by: None, input, answer: Answer::Ok, note: None })?;
+/// writer.step(&Step { op: Op::Claim, at: None, by: None, input, answer: Answer::Ok, note: None, proof: None })?;
 /// let bytes = writer.end()?;
 /// assert!(bytes.ends_with(b"{\"op\":\"claim\",\"project\":\"docs\",\"run\":\"nightly-7\",\"result\":\"ok\"}\n{\"end\":{\"steps\":1}}\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -43,6 +45,8 @@ pub struct Writer<W: Write> {
     previous: Option<Timestamp>,
     steps: u64,
     actors: u64,
+    /// A chained record's last link, for the end line.
+    root: Option<ChainHead>,
 }
 
 impl<W: Write> Writer<W> {
@@ -53,6 +57,7 @@ impl<W: Write> Writer<W> {
             previous: None,
             steps: 0,
             actors: 0,
+            root: None,
         };
         writer.write(head)?;
         Ok(writer)
@@ -78,19 +83,22 @@ impl<W: Write> Writer<W> {
         Ok(id)
     }
 
-    /// A lease held before the first step, or one released before it that a later step names.
-    pub fn lease(&mut self, lease: &StartLease) -> io::Result<()> {
+    /// A lease held before the first step, or one released before it that a later step names
+    /// (in a chained record, with its `generation` in the system).
+    pub fn lease(&mut self, lease: &StartLease, generation: Option<u64>) -> io::Result<()> {
         self.write(&Line {
             lease: Some(lease.handle.clone()),
             project: Some(lease.project.to_string()),
             run: Some(lease.run.to_string()),
             state: Some(lease.state.as_str().to_owned()),
+            g: generation,
             ..Line::default()
         })
     }
 
-    /// A reservation present before the first step, or settled before a step that names it.
-    pub fn reservation(&mut self, view: &ReservationView) -> io::Result<()> {
+    /// A reservation present before the first step, or settled before a step that names it
+    /// (in a chained record, with the system's id `sid`).
+    pub fn reservation(&mut self, view: &ReservationView, sid: Option<u64>) -> io::Result<()> {
         self.write(&Line {
             reservation: Some(view.id.to_string()),
             queue: Some(view.queue.to_string()),
@@ -98,8 +106,45 @@ impl<W: Write> Writer<W> {
             run: Some(view.run.to_string()),
             state: Some(view.state.as_str().to_owned()),
             outcome: view.outcome.map(|o| o.as_str().to_owned()),
+            sid,
             ..Line::default()
         })
+    }
+
+    /// The chain line: the chain before the first step (a chained record's, before any lease,
+    /// reservation or step).
+    pub fn chain(&mut self, head: ChainHead) -> io::Result<()> {
+        self.root = Some(head);
+        self.write(&Line {
+            chain: Some(ChainLine {
+                links: head.links,
+                hash: head.hash.to_hex(),
+            }),
+            ..Line::default()
+        })
+    }
+
+    /// A link line: the link of a journal entry the record leaves out.
+    pub fn link(&mut self, hash: Hash) -> io::Result<()> {
+        self.write(&Line {
+            link: Some(hash.to_hex()),
+            ..Line::default()
+        })
+    }
+
+    /// The checkpoint line (after the last step): a checkpoint of the journal at the record's
+    /// root, and the verifier key of its signer.
+    pub fn checkpoint(&mut self, note: &str, key: Option<&str>) -> io::Result<()> {
+        self.write(&Line {
+            checkpoint: Some(note.to_owned()),
+            key: key.map(str::to_owned),
+            ..Line::default()
+        })
+    }
+
+    /// The chained record's root, for the end line.
+    pub fn root(&mut self, head: ChainHead) {
+        self.root = Some(head);
     }
 
     /// A step.
@@ -122,8 +167,13 @@ impl<W: Write> Writer<W> {
     /// Writes the end line, flushes, and hands `out` back.
     pub fn end(mut self) -> io::Result<W> {
         let steps = self.steps;
+        let root = self.root;
         self.write(&Line {
-            end: Some(End { steps }),
+            end: Some(End {
+                steps,
+                links: root.map(|r| r.links),
+                root: root.map(|r| r.hash.to_hex()),
+            }),
             ..Line::default()
         })?;
         self.out.flush()?;
