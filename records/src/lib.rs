@@ -624,16 +624,33 @@ pub fn replay_file(path: &Path) -> ReplayReport {
 /// viewer refuses one larger than its own limit; versions 1 and 2 are at most
 /// [`MAX_RECORD_BYTES`].
 pub fn replay_file_noting(path: &Path, limit: u64) -> (ReplayReport, Vec<String>) {
+    let (report, notes, _) = replay_file_proving(path, limit);
+    (report, notes)
+}
+
+/// [`replay_file_noting`], with the record's hash chain as its reader recomputed it (a record of
+/// version 1 or 2, or one that did not read, is unchained).
+pub fn replay_file_proving(path: &Path, limit: u64) -> (ReplayReport, Vec<String>, stream::Chain) {
     let opened = match open(path, limit) {
         Ok(opened) => opened,
-        Err(e) => return (ReplayReport::Unreadable(e), Vec::new()),
+        Err(e) => {
+            return (
+                ReplayReport::Unreadable(e),
+                Vec::new(),
+                stream::Chain::Unchained,
+            );
+        }
     };
     let bytes = match opened {
         Opened::Document(bytes) => bytes,
         Opened::Lines(first, mut rest) => return replay_lines(&first, &mut rest, limit),
     };
     match parse_record(&bytes) {
-        Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
+        Err(e) => (
+            ReplayReport::Unreadable(e),
+            Vec::new(),
+            stream::Chain::Unchained,
+        ),
         Ok(record) => {
             let notes = project_lanes_view::recorded::notes(&record);
             let lines =
@@ -642,7 +659,7 @@ pub fn replay_file_noting(path: &Path, limit: u64) -> (ReplayReport, Vec<String>
                 Ok(()) => ReplayReport::Matched(record.steps.len()),
                 Err(mismatch) => ReplayReport::Mismatch(mismatch),
             };
-            (report, lines)
+            (report, lines, stream::Chain::Unchained)
         }
     }
 }
@@ -694,7 +711,11 @@ impl<R: Read> Read for Tee<'_, R> {
 }
 
 /// A version 3 record's verdict and notes, read a chunk at a time.
-fn replay_lines(first: &[u8], rest: &mut impl Read, limit: u64) -> (ReplayReport, Vec<String>) {
+fn replay_lines(
+    first: &[u8],
+    rest: &mut impl Read,
+    limit: u64,
+) -> (ReplayReport, Vec<String>, stream::Chain) {
     let mut noting: Option<project_lanes_view::recorded::Noting> = None;
     let mut seen = |seen: stream::Seen<'_>| match seen {
         stream::Seen::Head(head) => {
@@ -713,16 +734,65 @@ fn replay_lines(first: &[u8], rest: &mut impl Read, limit: u64) -> (ReplayReport
         _ => {}
     };
     let verdict = read_lines(first, rest, limit, &mut seen);
-    let lines = noting.map_or_else(Vec::new, |n| {
+    let mut lines = noting.map_or_else(Vec::new, |n| {
         project_lanes_view::recorded::sentences(project_lanes_view::i18n::Lang::En, &n.notes())
     });
     match verdict {
-        Err(e) => (ReplayReport::Unreadable(e), Vec::new()),
-        Ok(verdict) => match verdict.mismatch {
-            Some(m) => (ReplayReport::StepMismatch(m), lines),
-            None => (ReplayReport::Matched(verdict.steps as usize), lines),
-        },
+        Err(e) => (
+            ReplayReport::Unreadable(e),
+            Vec::new(),
+            stream::Chain::Unchained,
+        ),
+        Ok(verdict) => {
+            if let Some(proof) = describe_chain(&verdict.chain) {
+                lines.insert(0, proof);
+            }
+            let report = match verdict.mismatch {
+                Some(m) => ReplayReport::StepMismatch(m),
+                None => ReplayReport::Matched(verdict.steps as usize),
+            };
+            (report, lines, verdict.chain)
+        }
     }
+}
+
+/// What a record's hash chain proves, in a sentence (`None` for a record without one).
+pub fn describe_chain(chain: &stream::Chain) -> Option<String> {
+    let stream::Chain::Chained(chained) = chain else {
+        return None;
+    };
+    let mut text = format!(
+        "chained: links {} to {}, root {}",
+        chained.start.links + 1,
+        chained.end.links,
+        chained.end.hash
+    );
+    if chained.unchained > 0 {
+        text.push_str(&format!(
+            "; the last {} steps are not chained (not yet sealed)",
+            chained.unchained
+        ));
+    }
+    match &chained.checkpoint {
+        Some(c) => match &c.signer {
+            Some(signer) => text.push_str(&format!(
+                "; checkpoint of journal {} at {} signed by {signer}",
+                c.journal, c.time
+            )),
+            None if c.signatures.is_empty() => text.push_str(&format!(
+                "; unsigned checkpoint of journal {} at {}",
+                c.journal, c.time
+            )),
+            None => text.push_str(&format!(
+                "; checkpoint of journal {} at {} signed by {}, whose key the record does not give",
+                c.journal,
+                c.time,
+                c.signatures.join(", ")
+            )),
+        },
+        None => text.push_str("; unsigned (no checkpoint)"),
+    }
+    Some(text)
 }
 
 /// Describes a version 3 record's mismatch for people: the step (counted from 1, as the viewer

@@ -9,10 +9,12 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use lane_records::{
     INDEX_FILE, RECORDED, ReplayReport, check_recorded, compare, describe_mismatch,
-    describe_step_mismatch, generate, index_dir, records_dir, replay_file_noting, run_scenarios,
+    describe_step_mismatch, generate, index_dir, records_dir, replay_file_proving, run_scenarios,
     scenarios_dir, write_files,
 };
+use project_lanes::record::checkpoint::VerifierKey;
 use project_lanes::record::diff::{Plan, Sketch};
+use project_lanes::record::stream;
 use project_lanes_view::diff::Compared;
 use project_lanes_view::i18n::Lang;
 
@@ -26,7 +28,7 @@ use project_lanes_view::i18n::Lang;
     version,
     override_usage = "lane-records run FILE... [--out DIR]
        lane-records index DIR [--order ID,ID,...]
-       lane-records replay FILE... [--max-bytes BYTES]
+       lane-records replay FILE... [--max-bytes BYTES] [--public-key FILE]
        lane-records render FILE... [--html DIR] [--svg DIR] [--lang en|ja] [--element [DIR]]
        lane-records diff A B [--lang en|ja] [--json] [--svg FILE] [--hold-ratio R] [--hold-min-ms MS]
        lane-records [--out DIR]      (in a clone of project-lanes: its example records)
@@ -100,17 +102,21 @@ examples:
     },
     /// Replay record files on the core; report the first mismatching step of each
     #[command(
-        override_usage = "lane-records replay FILE... [--max-bytes BYTES]",
+        override_usage = "lane-records replay FILE... [--max-bytes BYTES] [--public-key FILE]",
         after_help = "Records of versions 1 and 2 (one JSON document, at most 16 MiB) and version 3 (JSON lines, \
 read a line at a time, of any length up to --max-bytes) are read. Replay compares each step's \
 answer (for versions 1 and 2, also the state saved after it), never times, callers or the window: \
 for a record that has them, a line under its verdict says so, and another names the steps whose \
 times are earlier than the step before or outside the window (the viewer's notes, word for word). \
-Exit status 1 if any file is unreadable or does not replay.
+A chained record's hash chain is recomputed (a step changed after it was chained makes the record \
+unreadable at its line) and a line says what it proves: its links and root, and who signed its \
+checkpoint; with --public-key, a record whose checkpoint that key did not sign is NOT PROVEN. \
+Exit status 1 if any file is unreadable, does not replay or is not proven.
 
 examples:
   lane-records replay my-docs/records/deploy-waits.json
   lane-records replay tonight.jsonl --max-bytes 1000000000
+  lane-records replay export.jsonl --public-key ops.key.pub
   lane-records replay records/*.json"
     )]
     Replay {
@@ -121,6 +127,10 @@ examples:
         /// viewer)
         #[arg(long, value_name = "BYTES")]
         max_bytes: Option<u64>,
+        /// Require each record to be chained and its checkpoint signed by this verifier key
+        /// (a file, as `lanes-pg keygen` writes FILE.pub)
+        #[arg(long, value_name = "FILE")]
+        public_key: Option<PathBuf>,
     },
     /// Write each record's static picture (an HTML fragment, the timeline as SVG) or its whole
     /// <lane-viewer> element
@@ -252,9 +262,14 @@ fn main() -> ExitCode {
             run(&files, out)
         }
         Some(Command::Index { dir, order }) => index(&dir, order.as_deref()),
-        Some(Command::Replay { files, max_bytes }) => replay(
+        Some(Command::Replay {
+            files,
+            max_bytes,
+            public_key,
+        }) => replay(
             &files,
             max_bytes.unwrap_or(project_lanes::record::stream::DEFAULT_MAX_BYTES),
+            public_key.as_deref(),
         ),
         Some(Command::Render {
             files,
@@ -597,15 +612,23 @@ fn check(dir: &Path) -> ExitCode {
     ))
 }
 
-fn replay(files: &[PathBuf], limit: u64) -> ExitCode {
+fn replay(files: &[PathBuf], limit: u64, public_key: Option<&Path>) -> ExitCode {
+    let key = match public_key.map(read_verifier).transpose() {
+        Ok(key) => key,
+        Err(e) => return fail(&e),
+    };
     let mut failed = 0;
     for path in files {
         let file = path.display();
-        let (report, notes) = replay_file_noting(path, limit);
+        let (report, notes, chain) = replay_file_proving(path, limit);
         match report {
-            ReplayReport::Matched(steps) => {
-                say!("{file}: ok, all {steps} steps matched the core");
-            }
+            ReplayReport::Matched(steps) => match key.as_ref().map(|k| signed_by(&chain, k)) {
+                Some(Err(why)) => {
+                    failed += 1;
+                    say!("{file}: NOT PROVEN: all {steps} steps matched the core, but {why}");
+                }
+                _ => say!("{file}: ok, all {steps} steps matched the core"),
+            },
             ReplayReport::Unreadable(e) => {
                 failed += 1;
                 say!("{file}: unreadable: {e} ({})", e.code());
@@ -629,6 +652,32 @@ fn replay(files: &[PathBuf], limit: u64) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         fail(&format!("{failed} of {} files did not replay", files.len()))
+    }
+}
+
+/// A verifier key from its file (`lanes-pg keygen`'s FILE.pub).
+fn read_verifier(path: &Path) -> Result<VerifierKey, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = String::from_utf8(text)
+        .map_err(|_| format!("{}: not a verifier key (not UTF-8)", path.display()))?;
+    VerifierKey::parse(text.trim_end()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Whether `chain` ends in a checkpoint signed by `key`, or why not.
+fn signed_by(chain: &stream::Chain, key: &VerifierKey) -> Result<(), String> {
+    let stream::Chain::Chained(chained) = chain else {
+        return Err("it has no hash chain".to_owned());
+    };
+    let Some(checkpoint) = &chained.checkpoint else {
+        return Err("it carries no checkpoint".to_owned());
+    };
+    let wanted = key.fingerprint();
+    match &checkpoint.signer {
+        Some(signer) if *signer == wanted => Ok(()),
+        Some(signer) => Err(format!(
+            "its checkpoint is signed by {signer}, not {wanted}"
+        )),
+        None => Err(format!("its checkpoint is not signed by {wanted}")),
     }
 }
 

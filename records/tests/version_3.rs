@@ -12,6 +12,7 @@ use lane_records::{open_record, records_dir};
 use project_lanes::dispatch::Dispatcher;
 use project_lanes::journal::{Actor, Clock, Export, Journal};
 use project_lanes::record::Timestamp;
+use project_lanes::record::checkpoint::{Checkpoint, SigningKey};
 use project_lanes::record::stream::{Gather, Reader};
 use project_lanes::{Outcome, ProjectLanes};
 use serde_json::Value;
@@ -332,4 +333,93 @@ fn render_element_carries_the_lines_and_reads_back_as_the_same_record() {
         record.start.is_some(),
         "cut from a history: it starts with a lease held"
     );
+}
+
+/// The dispatcher journal's record, chained, with a checkpoint signed by `key` before its end.
+fn chained_lines(key: &SigningKey) -> Vec<u8> {
+    let mut d = Dispatcher::new(&["general"])
+        .unwrap()
+        .with_journal(Some(ticking()));
+    d.set_actor(Actor::new("host-a/pid 4120"));
+    for i in 0..3 {
+        let a = d.enqueue("general", "docs", &format!("gen-{i}")).unwrap();
+        d.dispatch("general").unwrap();
+        d.finish(a, Outcome::Succeeded).unwrap();
+        d.persisted(a, true).unwrap();
+        let lease = d.claim("site", &format!("hotfix-{i}")).unwrap();
+        d.release(&lease, Outcome::Failed).unwrap();
+    }
+    let mut journal = Journal::dispatcher(d.queues());
+    journal.extend(d.take_journal());
+    let export = Export::new("chained", "shop").unwrap().chained();
+    let bytes = journal.write_record(&export, Vec::new()).unwrap().0;
+    let root = journal.chain();
+    let note = Checkpoint {
+        journal: "shop".into(),
+        links: root.links,
+        root: root.hash,
+        time: Timestamp::from_millis(1_777_604_500_000).unwrap(),
+    }
+    .sign(key);
+    let text = String::from_utf8(bytes).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let line = serde_json::json!({"checkpoint": note, "key": key.verifier().to_text()});
+    lines.insert(lines.len() - 1, line.to_string());
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+#[test]
+fn replay_says_what_a_chain_proves_and_refuses_another_signer_or_an_edit() {
+    let key = SigningKey::from_seed("ops.example", [3; 32]).unwrap();
+    let other = SigningKey::from_seed("someone-else", [4; 32]).unwrap();
+    let bytes = chained_lines(&key);
+    assert!(schema_errors(&validator(), &bytes).is_empty());
+    let dir = TempDir::new().unwrap();
+    let record = dir.path().join("chained.jsonl");
+    std::fs::write(&record, &bytes).unwrap();
+    for (name, k) in [("ops.pub", &key), ("other.pub", &other)] {
+        std::fs::write(dir.path().join(name), k.verifier().to_text()).unwrap();
+    }
+    let replay = |args: &[&Path]| Command::new(BIN).arg("replay").args(args).output().unwrap();
+    let plain = replay(&[&record]);
+    let out = String::from_utf8_lossy(&plain.stdout);
+    assert!(plain.status.success(), "{out}");
+    assert!(
+        out.contains(&format!("signed by {}", key.verifier().fingerprint())),
+        "{out}"
+    );
+    let key_flag = Path::new("--public-key");
+    let proven = replay(&[&record, key_flag, &dir.path().join("ops.pub")]);
+    assert!(proven.status.success());
+    let unproven = replay(&[&record, key_flag, &dir.path().join("other.pub")]);
+    let out = String::from_utf8_lossy(&unproven.stdout);
+    assert!(!unproven.status.success());
+    assert!(
+        out.contains("NOT PROVEN") && out.contains("someone-else"),
+        "{out}"
+    );
+    // An outcome changed after the fact: the chain breaks at that step's line.
+    let text = String::from_utf8(bytes).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains(r#""outcome":"failed""#))
+        .unwrap()
+        + 1;
+    std::fs::write(
+        &record,
+        text.replacen(r#""outcome":"failed""#, r#""outcome":"succeeded""#, 1),
+    )
+    .unwrap();
+    let edited = replay(&[&record]);
+    let out = String::from_utf8_lossy(&edited.stdout);
+    assert!(!edited.status.success());
+    assert!(
+        out.contains(&format!("line {line}")) && out.contains("the chain breaks"),
+        "{out}"
+    );
+    // A key file that is no key: one clear error.
+    std::fs::write(dir.path().join("bad.pub"), "ops+00000000+AQ==").unwrap();
+    let bad = replay(&[&record, key_flag, &dir.path().join("bad.pub")]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad.pub"));
 }
