@@ -24,6 +24,10 @@
 //!    1,000 projects and 20 queues, written by SQL in the rows' own shape): `lanes-pg export`
 //!    and `lanes-pg audit` of it, their times and peak memory (the process's maximum resident
 //!    set), and the record's bytes per row.
+//! 7. The chain's cost: pairs per second with 1, 2, 4 and 8 connections on distinct projects,
+//!    with and without a sealer that seals the journal every 100 ms meanwhile (`journal::seal`,
+//!    a connection of its own each time, as `lanes-pg seal` would); windows alternate, medians
+//!    of [`ROUNDS`] (target: with the sealer ≥ 0.9× without).
 
 use std::process::{Command, Stdio};
 use std::sync::Barrier;
@@ -62,13 +66,14 @@ fn main() {
     let url = url();
     // `cargo bench` passes `--bench`; any other argument chooses benchmarks by name.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    let benches: [Bench; 6] = [
+    let benches: [Bench; 7] = [
         ("pair", pair_against_floor),
         ("journal_cost", journal_cost),
         ("scaling", scaling),
         ("async_session", async_sessions),
         ("dispatcher", dispatcher),
         ("whole_journal", whole_journal),
+        ("sealing", sealing),
     ];
     for (name, bench) in benches {
         if filter.as_deref().is_none_or(|f| name.contains(f)) {
@@ -227,6 +232,47 @@ fn scaling(url: &str) {
         println!(
             "{connections} connection(s), distinct projects: {rate:.0} pairs/s ({:.2}× one)",
             rate / base
+        );
+    }
+}
+
+fn sealing(url: &str) {
+    let window = Duration::from_secs(2);
+    for connections in [1, 2, 4, 8] {
+        let schema = schema("sealing");
+        let config = project_lanes_pg::PgConfig::new(url, &schema);
+        let mut handles: Vec<PgLanes> = (0..connections)
+            .map(|_| PgLanes::connect(url, &schema).unwrap())
+            .collect();
+        let (mut with, mut without, mut seals, mut sealed) = (Vec::new(), Vec::new(), 0, 0);
+        for _ in 0..ROUNDS {
+            without.push(rate(&mut handles, window, claim_release));
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            with.push(thread::scope(|s| {
+                let sealer = s.spawn(|| {
+                    let (mut n, mut rows) = (0, 0);
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        rows += project_lanes_pg::journal::seal(&config).unwrap().sealed;
+                        n += 1;
+                        thread::sleep(Duration::from_millis(100));
+                    }
+                    (n, rows)
+                });
+                let rate = rate(&mut handles, window, claim_release);
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                let (n, rows) = sealer.join().unwrap();
+                seals += n;
+                sealed += rows;
+                rate
+            }));
+        }
+        let (with, without) = (median(with), median(without));
+        println!(
+            "chain's cost, {connections} connection(s): {with:.0} pairs/s while sealing every \
+             100 ms ({seals} seals of {:.0} rows each on average), {without:.0} without; ratio \
+             {:.2}× (target ≥ 0.9×)",
+            sealed as f64 / seals.max(1) as f64,
+            with / without
         );
     }
 }

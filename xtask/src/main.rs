@@ -81,7 +81,7 @@ tasks:
                     throwaway cluster
   pg-bench [FILTER] PostgreSQL benchmarks of project-lanes-pg (pg-tests/benches/; with
                     FILTER, those whose names contain it: pair, journal_cost, scaling,
-                    dispatcher, whole_journal), on a throwaway cluster
+                    dispatcher, whole_journal, sealing), on a throwaway cluster
   chaos [--secs N] [--seed S] [--workers W] [--pace MS]
                     the chaos run on a throwaway cluster: W worker processes (default 6)
                     for N seconds (default 90) on shared projects, killed, cut off and
