@@ -1,7 +1,8 @@
 //! `cargo bench -p project-lanes --bench record_v3`: a journal of a million transitions over a
 //! thousand projects and twenty queues, direct lane operations and the dispatcher's mixed, cut
-//! into a version 3 record and replayed from it: the time of each, the bytes per transition
-//! (raw and gzip), and the process's peak memory.
+//! into a version 3 record and replayed from it, without and with the journal's hash chain: the
+//! time of each, the bytes per transition (raw and gzip), and the process's peak memory; then
+//! the time the journal's chain takes alone.
 //!
 //! Arguments: an optional filter, as for criterion (the benchmark runs if its name contains it);
 //! `--transitions N` changes the journal's length.
@@ -48,30 +49,40 @@ fn main() {
         journal.entries().len(),
         start.elapsed().as_secs_f64()
     );
-    let export = Export::new("bench", "bench").unwrap();
-    let start = Instant::now();
-    let (bytes, steps) = journal.write_record(&export, Vec::new()).unwrap();
-    let exported = start.elapsed().as_secs_f64();
-    let mut gzip = GzEncoder::new(Vec::new(), Compression::default());
-    gzip.write_all(&bytes).unwrap();
-    let gzipped = gzip.finish().unwrap().len();
-    let start = Instant::now();
-    let mut reader = Reader::new();
-    for chunk in bytes.chunks(64 * 1024) {
-        reader.feed(chunk, &mut |_| {}).unwrap();
+    let plain = Export::new("bench", "bench").unwrap();
+    for (name, export) in [("unchained", plain.clone()), ("chained", plain.chained())] {
+        let start = Instant::now();
+        let (bytes, steps) = journal.write_record(&export, Vec::new()).unwrap();
+        let exported = start.elapsed().as_secs_f64();
+        let mut gzip = GzEncoder::new(Vec::new(), Compression::default());
+        gzip.write_all(&bytes).unwrap();
+        let gzipped = gzip.finish().unwrap().len();
+        let start = Instant::now();
+        let mut reader = Reader::new();
+        for chunk in bytes.chunks(64 * 1024) {
+            reader.feed(chunk, &mut |_| {}).unwrap();
+        }
+        let verdict = reader.finish(&mut |_| {}).unwrap();
+        let replayed = start.elapsed().as_secs_f64();
+        assert_eq!((verdict.steps, verdict.mismatch.is_none()), (steps, true));
+        black_box(&verdict);
+        let n = steps as f64;
+        println!(
+            "  {name}: export {exported:.2} s, replay {replayed:.2} s; {} bytes ({:.1} a \
+             transition), gzip {gzipped} bytes ({:.1} a transition); peak memory {} MB",
+            bytes.len(),
+            bytes.len() as f64 / n,
+            gzipped as f64 / n,
+            peak_megabytes()
+        );
     }
-    let verdict = reader.finish(&mut |_| {}).unwrap();
-    let replayed = start.elapsed().as_secs_f64();
-    assert_eq!((verdict.steps, verdict.mismatch.is_none()), (steps, true));
-    black_box(&verdict);
-    let n = steps as f64;
+    let start = Instant::now();
+    let head = black_box(journal.chain());
     println!(
-        "  export {exported:.2} s, replay {replayed:.2} s; {} bytes ({:.1} a transition), \
-         gzip {gzipped} bytes ({:.1} a transition); peak memory {} MB",
-        bytes.len(),
-        bytes.len() as f64 / n,
-        gzipped as f64 / n,
-        peak_megabytes()
+        "  the journal's chain: {} links in {:.2} s ({:.0} ns a link)",
+        head.links,
+        start.elapsed().as_secs_f64(),
+        start.elapsed().as_secs_f64() * 1e9 / head.links as f64
     );
 }
 

@@ -230,7 +230,8 @@ fn key_text(path: &Path, what: &str) -> Result<String, Failure> {
     Ok(text.trim_end_matches(['\n', '\r']).to_owned())
 }
 
-fn read_signing_key(path: &Path) -> Result<SigningKey, Failure> {
+/// The signing key in `path` (lanes-pg keygen's FILE).
+pub fn read_signing_key(path: &Path) -> Result<SigningKey, Failure> {
     SigningKey::parse(&key_text(path, "signing key")?)
         .map_err(|e| Failure::Error(format!("{}: {e}", path.display())))
 }

@@ -80,7 +80,7 @@ pub enum KindArg {
 #[derive(Args)]
 #[command(
     override_usage = "lanes-pg export [URL] SCHEMA [--project P]... [--since T] [--until T]
-       [--id ID] [--system NAME] [--format-version VERSION [--kind KIND]]
+       [--id ID] [--system NAME] [--format-version VERSION [--kind KIND]] [--key FILE]
        [--out FILE [--json]] [--timeout SECONDS]"
 )]
 pub struct ExportArgs {
@@ -111,6 +111,10 @@ pub struct ExportArgs {
     /// The system's name in the record (default: the schema's name)
     #[arg(long, value_name = "NAME")]
     system: Option<String>,
+    /// Put a checkpoint of the record's root in it, signed with this key (lanes-pg keygen's
+    /// FILE; never sent to the database): the record is then proven without the database
+    #[arg(long, value_name = "FILE", conflicts_with = "format_version")]
+    key: Option<PathBuf>,
     /// Print the summary as JSON (with --out)
     #[arg(long, requires = "out")]
     json: bool,
@@ -197,9 +201,18 @@ pub fn export(out: &mut impl Write, config: &PgConfig, args: &ExportArgs) -> Don
         let projects = record.projects.iter().map(|p| p.to_string()).collect();
         (record.steps.len() as u64, projects, Some(kind))
     } else {
+        let key = args
+            .key
+            .as_deref()
+            .map(crate::chain::read_signing_key)
+            .transpose()?;
         let mut exported = None;
         whole(args.out.as_deref(), out, &mut |file| {
-            let written = pg_journal::export(config, &cut, std::io::BufWriter::new(file));
+            let file = std::io::BufWriter::new(file);
+            let written = match &key {
+                Some(key) => pg_journal::export_signed(config, &cut, key, file),
+                None => pg_journal::export(config, &cut, file),
+            };
             match written {
                 Ok(e) => {
                     exported = Some(e);

@@ -556,3 +556,43 @@ fn bad_checkpoint_and_key_files_are_one_line_errors() {
         "key: ",
     );
 }
+
+#[ignore = "needs PostgreSQL: cargo xtask test, or set LANES_PG_URL"]
+#[test]
+fn an_export_of_a_sealed_journal_carries_its_chain_and_an_edit_after_the_seal_breaks_it() {
+    use project_lanes::record::stream::Chain as Carried;
+    let dir = tempfile::tempdir().unwrap();
+    let (schema, config) = pairs(10);
+    let export = |name: &str| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).unwrap();
+        journal::export(&config, &journal::Cut::new("chained", "test"), file).unwrap();
+        lane_records::replay_file_proving(&path, u64::MAX)
+    };
+    // Never sealed: the record is unchained, as before.
+    let (report, _, carried) = export("unsealed.jsonl");
+    assert!(matches!(report, lane_records::ReplayReport::Matched(20)));
+    assert_eq!(carried, Carried::Unchained);
+    // Sealed, then two more rows: the record's chain ends where the seal did.
+    let head = journal::seal(&config).unwrap().head;
+    let lanes = PgLanes::connect(&url(), &schema).unwrap();
+    let lease = lanes.claim("late", "r").unwrap();
+    lanes.release(&lease, Outcome::Succeeded).unwrap();
+    let (report, _, carried) = export("sealed.jsonl");
+    assert!(matches!(report, lane_records::ReplayReport::Matched(22)));
+    let Carried::Chained(chained) = carried else {
+        panic!("unchained: {carried:?}");
+    };
+    assert_eq!((chained.start, chained.end), (ChainHead::GENESIS, head));
+    assert_eq!((chained.steps, chained.unchained), (20, 2));
+    // An outcome changed by SQL after the seal: any outcome replays, the chain does not.
+    let failed = nth_seq(&schema, 2);
+    as_admin(&format!(
+        "UPDATE {schema}.lanes_journal SET outcome = 'succeeded' WHERE seq = {failed}"
+    ));
+    let (report, _, _) = export("edited.jsonl");
+    assert!(
+        !matches!(report, lane_records::ReplayReport::Matched(_)),
+        "{report:?}"
+    );
+}

@@ -24,7 +24,7 @@ use crate::dispatch::{ReservationId, ReservationState, ReservationView};
 use crate::label::Quoted;
 use crate::op::MAX_INPUT_CHARS;
 use crate::record::chain::{ChainHead, Hash};
-use crate::record::stream::{Answer as Kept, Checkpointed, Head, Item, Proof, Step};
+use crate::record::stream::{Answer as Kept, Head, Item, Proof, Step};
 use crate::record::{FORMAT, Input, Origin, OriginKind, StartLease, StartLeaseState, VERSION_3};
 use crate::transition::{Answer, Call, Entry, LeaseKey};
 use crate::{Label, LaneState, LaneView, Outcome};
@@ -343,10 +343,13 @@ impl Exporter {
     }
 
     /// The end of the journal, with a checkpoint of the journal at the record's
-    /// [`root`](Self::root) (its text, and the verifier key of its signer if it is signed).
+    /// [`root`](Self::root): its text, and the verifier key of its signer if it is signed
+    /// ([`Checkpoint::sign`](crate::record::checkpoint::Checkpoint::sign),
+    /// [`VerifierKey::to_text`](crate::record::checkpoint::VerifierKey::to_text)). Ignored if
+    /// the record is not chained.
     pub fn finish_with(
         mut self,
-        checkpoint: Option<Checkpointed>,
+        checkpoint: Option<(&str, Option<&str>)>,
         out: &mut Out<'_>,
     ) -> Result<u64, ExportError> {
         if !self.begun {
@@ -356,12 +359,12 @@ impl Exporter {
             return Err(ExportError::Nothing);
         }
         let root = self.root();
-        if let (Some(_), Some(checkpoint)) = (root, checkpoint) {
+        if let (Some(_), Some((note, key))) = (root, checkpoint) {
             out(
                 None,
                 &Item::Checkpoint {
-                    note: checkpoint.note,
-                    key: checkpoint.key,
+                    note: note.to_owned(),
+                    key: key.map(str::to_owned),
                 },
             )?;
         }

@@ -6,12 +6,14 @@ use std::io::Write;
 
 use project_lanes::dispatch::{ReservationId, ReservationView};
 use project_lanes::journal::{Export, ExportError, Exporter, write_item};
+use project_lanes::record::chain::ChainHead;
+use project_lanes::record::checkpoint::{Checkpoint, SigningKey};
 use project_lanes::record::stream::{Item, Writer};
 use project_lanes::record::{Record, Timestamp};
 
 use super::read::{self, Rows};
 use super::{JournalError, Kind, Stored, StoredEntry};
-use crate::PgConfig;
+use crate::{PgConfig, PgError};
 
 /// What to export: the record's id and the system's name, and which rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,15 +100,38 @@ pub struct Exported {
 /// the journal's live state takes, whatever its length. `cut.kind` is for version 2 records
 /// ([`Stored::export`]) and must be `None`. An error may come after some of the record was
 /// written: write to a file that is kept only if this succeeds.
+///
+/// A sealed journal's record is chained: each step carries the link its row was sealed with,
+/// so a row changed after it was sealed breaks the record's chain at its step; rows not yet
+/// sealed are its last steps, unchained ([`seal`](super::seal) first to chain them all), and a
+/// journal never sealed exports unchained.
 pub fn export(
     config: &PgConfig,
     cut: &Cut,
     out: impl Write + Send,
 ) -> Result<Exported, JournalError> {
-    crate::blocking::outside_runtime(|| export_here(config, cut, out))
+    crate::blocking::outside_runtime(|| export_here(config, cut, None, out))
 }
 
-fn export_here(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported, JournalError> {
+/// [`export`], with a checkpoint of the journal at the record's root signed by `key` (the
+/// journal's identity, the root's link and hash, the server's time) before the record's end:
+/// anyone with the verifier key proves the record against it, without the database. The key
+/// never reaches the database. A record with no chained step carries no checkpoint.
+pub fn export_signed(
+    config: &PgConfig,
+    cut: &Cut,
+    key: &SigningKey,
+    out: impl Write + Send,
+) -> Result<Exported, JournalError> {
+    crate::blocking::outside_runtime(|| export_here(config, cut, Some(key), out))
+}
+
+fn export_here(
+    config: &PgConfig,
+    cut: &Cut,
+    key: Option<&SigningKey>,
+    out: impl Write,
+) -> Result<Exported, JournalError> {
     if cut.kind.is_some() {
         return Err(JournalError::Schema(
             "a version 3 record holds direct lane operations and dispatcher operations together: \
@@ -120,8 +145,15 @@ fn export_here(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported
     read::in_snapshot(&mut client, |tx| {
         let head = read::head_in(tx, &config.schema)?;
         super::check_since(&head, cut.since)?;
-        let exporter =
+        let mut exporter =
             Exporter::new(&export, &head.queues, head.start.clone()).forgetting_settled();
+        // The record carries the chain as sealed, up to the first unsealed row; a journal
+        // never sealed exports unchained.
+        if let Some(start) = head.chain
+            && (start.links > 0 || first_sealed(tx, &config.schema, head.start_seq)?)
+        {
+            exporter = exporter.chained(start);
+        }
         let written = |e: std::io::Error| JournalError::Export(ExportError::Write(e.to_string()));
         let writer = Writer::new(out, &exporter.head()).map_err(written)?;
         let mut named: std::collections::HashSet<String> = head
@@ -151,12 +183,74 @@ fn export_here(config: &PgConfig, cut: &Cut, out: impl Write) -> Result<Exported
                 .map_err(|_| JournalError::Export(ExportError::InvalidProject(asked.clone())))?;
             return Err(JournalError::Export(ExportError::UnknownProject(label)));
         }
+        let note = match (key, exporter.root()) {
+            (Some(key), Some(root)) if root.links > 0 => {
+                Some(signed_checkpoint(tx, &config.schema, root, key)?)
+            }
+            _ => None,
+        };
+        let verifier = key.map(|k| k.verifier().to_text());
+        let checkpoint = note.as_deref().map(|note| (note, verifier.as_deref()));
         let steps = exporter
-            .finish(&mut |_, item| write_item(&mut writer, item))
+            .finish_with(checkpoint, &mut |_, item| write_item(&mut writer, item))
             .map_err(JournalError::Export)?;
         writer.end().map_err(written)?;
         Ok(Exported { steps, projects })
     })
+}
+
+/// Whether the journal's first row after `start_seq` is sealed.
+fn first_sealed(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    start_seq: i64,
+) -> Result<bool, JournalError> {
+    let row = tx
+        .query_opt(
+            &format!(
+                "SELECT link IS NOT NULL FROM {schema}.lanes_journal WHERE seq > $1 \
+                 ORDER BY seq LIMIT 1"
+            ),
+            &[&start_seq],
+        )
+        .map_err(PgError::from)?;
+    Ok(match row {
+        Some(row) => row.try_get(0).map_err(PgError::from)?,
+        None => false,
+    })
+}
+
+/// A checkpoint of the journal at `root`, signed by `key`: the journal's identity and the
+/// server's time, read in the export's snapshot.
+fn signed_checkpoint(
+    tx: &mut postgres::Transaction<'_>,
+    schema: &str,
+    root: ChainHead,
+    key: &SigningKey,
+) -> Result<String, JournalError> {
+    let row = tx
+        .query_one(
+            &format!("SELECT id, clock_timestamp() FROM {schema}.lanes_identity"),
+            &[],
+        )
+        .map_err(PgError::from)?;
+    let journal: String = row.try_get(0).map_err(PgError::from)?;
+    let now: std::time::SystemTime = row.try_get(1).map_err(PgError::from)?;
+    let time = read::timestamp(now).ok_or_else(|| {
+        PgError::Config("the server's clock reads a time before 1970 or past 9999".into())
+    })?;
+    let checkpoint = Checkpoint {
+        journal,
+        links: root.links,
+        root: root.hash,
+        time,
+    };
+    checkpoint.check().map_err(|e| {
+        PgError::Config(format!(
+            "this journal's identity cannot be checkpointed: {e}"
+        ))
+    })?;
+    Ok(checkpoint.sign(key))
 }
 
 /// The core's export of `cut`.
@@ -214,7 +308,7 @@ impl<W: Write> Rows for Lines<'_, W> {
             ..
         } = self;
         exporter
-            .entry(&row.entry, &mut |_, item| {
+            .entry_sealed(&row.entry, row.chain.map(|c| c.hash), &mut |_, item| {
                 note_projects(projects, in_record, item);
                 write_item(writer, item)
             })

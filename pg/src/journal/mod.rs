@@ -62,7 +62,7 @@ use crate::{PgConfig, PgError};
 pub use audit::{Audit, audit, audit_against};
 pub use chain::{Break, Chain, Proof};
 pub use error::JournalError;
-pub use export::{Cut, Exported, export};
+pub use export::{Cut, Exported, export, export_signed};
 pub use kind::Kind;
 pub use mismatch::Mismatch;
 pub use prune::Pruned;
