@@ -351,17 +351,27 @@ fn check(
         .query_one(&format!("SELECT count(*) FROM {SCHEMA}.lanes_journal"), &[])
         .map_err(|e| e.to_string())?
         .get(0);
+    let proof = Proof::new(&options.out);
+    proof.checkpoint(&lanes_pg, ops_url)?;
     let timed = Instant::now();
-    let export = export(&lanes_pg, ops_url, &record)?;
+    let export = export(&lanes_pg, ops_url, &record, Some(&proof.key))?;
     let exported = timed.elapsed().as_secs_f64();
     expect(&export, 0, "lanes-pg export")?;
     let bytes = std::fs::metadata(&record).map(|m| m.len()).unwrap_or(0);
     let timed = Instant::now();
-    let replay = tool(&lane_records, &["replay", &record.to_string_lossy()])?;
+    let replay = tool(
+        &lane_records,
+        &[
+            "replay",
+            &record.to_string_lossy(),
+            "--public-key",
+            &proof.public_key().to_string_lossy(),
+        ],
+    )?;
     let replayed = timed.elapsed().as_secs_f64();
     expect(&replay, 0, "lane-records replay")?;
     let timed = Instant::now();
-    let audit = tool(&lanes_pg, &["audit", ops_url, SCHEMA])?;
+    let audit = tool(&lanes_pg, &proof.audit(ops_url))?;
     let audited = timed.elapsed().as_secs_f64();
     expect(&audit, 0, "lanes-pg audit")?;
     println!(
@@ -370,26 +380,162 @@ fn check(
         bytes as f64 / rows.max(1) as f64,
         audit.1.trim()
     );
+    println!(
+        "chaos: {}",
+        replay.1.lines().nth(1).unwrap_or_default().trim()
+    );
     tampered(options, ops_url, admin, &lanes_pg, &lane_records)?;
+    outcome_changed(options, ops_url, admin, &lanes_pg, &lane_records, &proof)?;
     overlaps(log)
 }
 
-/// The whole journal exported by `lanes-pg` as the record `out`.
-fn export(lanes_pg: &Path, ops_url: &str, out: &Path) -> Result<(i32, String, String), String> {
-    tool(
-        lanes_pg,
-        &[
-            "export",
-            ops_url,
-            SCHEMA,
-            "--id",
-            "chaos",
-            "--system",
-            "lanes-chaos",
-            "--out",
-            &out.to_string_lossy(),
-        ],
-    )
+/// The run's signing key and the checkpoint it signs, in the output folder.
+struct Proof {
+    key: PathBuf,
+    checkpoint: PathBuf,
+}
+
+impl Proof {
+    fn new(out: &Path) -> Proof {
+        Proof {
+            key: out.join("chaos.key"),
+            checkpoint: out.join("checkpoint.txt"),
+        }
+    }
+
+    fn public_key(&self) -> PathBuf {
+        self.key.with_extension("key.pub")
+    }
+
+    /// A new key (the last run's removed: keygen never replaces one), and a checkpoint of the
+    /// whole journal (which seals it) signed with it.
+    fn checkpoint(&self, lanes_pg: &Path, ops_url: &str) -> Result<(), String> {
+        for old in [&self.key, &self.public_key(), &self.checkpoint] {
+            let _ = std::fs::remove_file(old);
+        }
+        let key = self.key.to_string_lossy();
+        let keygen = tool(
+            lanes_pg,
+            &["keygen", "--name", "lanes-chaos", "--out", &key],
+        )?;
+        expect(&keygen, 0, "lanes-pg keygen")?;
+        let checkpoint = tool(
+            lanes_pg,
+            &[
+                "checkpoint",
+                ops_url,
+                SCHEMA,
+                "--key",
+                &key,
+                "--out",
+                &self.checkpoint.to_string_lossy(),
+            ],
+        )?;
+        expect(&checkpoint, 0, "lanes-pg checkpoint")
+    }
+
+    /// `lanes-pg audit`'s arguments, proving the journal against the checkpoint.
+    fn audit(&self, ops_url: &str) -> Vec<String> {
+        vec![
+            "audit".into(),
+            ops_url.into(),
+            SCHEMA.into(),
+            "--checkpoint".into(),
+            self.checkpoint.to_string_lossy().into_owned(),
+            "--public-key".into(),
+            self.public_key().to_string_lossy().into_owned(),
+        ]
+    }
+}
+
+/// The whole journal exported by `lanes-pg` as the record `out`, with a checkpoint of its root
+/// signed by `key` if one is given.
+fn export(
+    lanes_pg: &Path,
+    ops_url: &str,
+    out: &Path,
+    key: Option<&Path>,
+) -> Result<(i32, String, String), String> {
+    let mut args: Vec<String> = [
+        "export",
+        ops_url,
+        SCHEMA,
+        "--id",
+        "chaos",
+        "--system",
+        "lanes-chaos",
+        "--out",
+        &out.to_string_lossy(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    if let Some(key) = key {
+        args.extend(["--key".to_owned(), key.to_string_lossy().into_owned()]);
+    }
+    tool(lanes_pg, &args)
+}
+
+/// A failed run's release turned into a success by SQL after the journal was sealed and
+/// checkpointed (any outcome replays, so only the chain can tell): audit names the row and
+/// refuses the checkpoint, and a new export's replay names the step where its chain breaks;
+/// then the row is put back.
+fn outcome_changed(
+    options: &Options,
+    ops_url: &str,
+    admin: &mut postgres::Client,
+    lanes_pg: &Path,
+    lane_records: &Path,
+    proof: &Proof,
+) -> Result<(), String> {
+    let row = admin
+        .query_one(
+            &format!(
+                "SELECT seq FROM {SCHEMA}.lanes_journal WHERE op = 'release' AND code = 'OK'
+                 AND outcome = 'failed' AND link IS NOT NULL ORDER BY seq LIMIT 1"
+            ),
+            &[],
+        )
+        .map_err(|e| format!("no failed release to change: {e}"))?;
+    let seq: i64 = row.get(0);
+    let change = |admin: &mut postgres::Client, outcome: &str| {
+        admin
+            .execute(
+                &format!("UPDATE {SCHEMA}.lanes_journal SET outcome = $1 WHERE seq = $2"),
+                &[&outcome, &seq],
+            )
+            .map_err(|e| format!("cannot change row {seq}: {e}"))
+    };
+    change(admin, "succeeded")?;
+    let audit = tool(lanes_pg, &proof.audit(ops_url));
+    let changed = options.out.join("chaos-changed.jsonl");
+    let export = export(lanes_pg, ops_url, &changed, None);
+    let replay = tool(lane_records, &["replay", &changed.to_string_lossy()]);
+    change(admin, "failed")?;
+    let _ = std::fs::remove_file(&changed);
+    let audit = audit?;
+    expect(&audit, 1, "lanes-pg audit of a changed outcome")?;
+    if !audit.1.contains(&seq.to_string()) && !audit.2.contains(&seq.to_string()) {
+        return Err(format!(
+            "audit did not name row {seq}: {} {}",
+            audit.1, audit.2
+        ));
+    }
+    expect(&export?, 0, "lanes-pg export of a changed outcome")?;
+    let replay = replay?;
+    expect(&replay, 1, "lane-records replay of a changed outcome")?;
+    if !replay.1.contains("the chain breaks") {
+        return Err(format!(
+            "replay did not say where the chain breaks: {}",
+            replay.1
+        ));
+    }
+    println!(
+        "chaos: row {seq} changed by SQL (a release's outcome failed to succeeded): audit says \
+         {}; replay of a new export says {}",
+        audit.1.trim().replace('\n', " / "),
+        replay.1.lines().next().unwrap_or_default().trim()
+    );
+    Ok(())
 }
 
 /// A successful claim's row turned into a refusal by SQL: audit names that row, and a new
@@ -423,7 +569,7 @@ fn tampered(
     change(admin, "PROJECT_BUSY")?;
     let audit = tool(lanes_pg, &["audit", ops_url, SCHEMA]);
     let changed = options.out.join("chaos-changed.jsonl");
-    let export = export(lanes_pg, ops_url, &changed);
+    let export = export(lanes_pg, ops_url, &changed, None);
     let replay = tool(lane_records, &["replay", &changed.to_string_lossy()]);
     change(admin, "OK")?;
     let _ = std::fs::remove_file(&changed);
@@ -497,7 +643,10 @@ fn overlaps(log: &[String]) -> Result<(), String> {
 }
 
 /// Runs a tool: its exit status, stdout and stderr.
-fn tool(program: &Path, args: &[&str]) -> Result<(i32, String, String), String> {
+fn tool<S: AsRef<std::ffi::OsStr>>(
+    program: &Path,
+    args: &[S],
+) -> Result<(i32, String, String), String> {
     let out = Command::new(program)
         .args(args)
         .output()
