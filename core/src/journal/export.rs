@@ -210,8 +210,9 @@ impl Export {
         self
     }
 
-    /// A version 3 record that carries the journal's hash chain ([`Journal::write_record`]
-    /// (super::Journal::write_record)): each step its link's tag, the end the root, so a reader
+    /// A version 3 record that carries the journal's hash chain
+    /// ([`Journal::write_record`](super::Journal::write_record)): each step its link's tag, the
+    /// end the root, so a reader
     /// recomputes the chain and names the first step changed after the fact. A record cut by
     /// project carries the other projects' entries as their links.
     pub fn chained(mut self) -> Export {
