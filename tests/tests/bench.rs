@@ -438,13 +438,18 @@ fn js_heap_mb() -> Option<f64> {
 }
 
 /// A busy farm's whole journal (`bench/farm/`, 1,000 projects; `xtask/src/farm.rs`) of
-/// 100,000 and 1,000,000 steps, streamed from `src`: the time until its overview is drawn and
-/// until it is verified, a jump to a step far away and to the next match (select + layout),
-/// the wasm memory (its peak) and the JavaScript heap, and the elements in the viewer.
+/// 100,000 and 1,000,000 steps, and the largest again with its hash chain, streamed from
+/// `src`: the time until its overview is drawn and until it is verified, a jump to a step far
+/// away and to the next match (select + layout), the wasm memory (its peak) and the
+/// JavaScript heap, and the elements in the viewer.
 #[wasm_bindgen_test]
 async fn open_a_busy_farm() {
-    for steps in [100_000usize, 1_000_000] {
-        let id = format!("farm-{steps}");
+    for (steps, chained) in [(100_000usize, false), (1_000_000, false), (1_000_000, true)] {
+        let id = if chained {
+            format!("farm-{steps}-chained")
+        } else {
+            format!("farm-{steps}")
+        };
         let host = host();
         let start = now();
         let viewer = try_mount(
@@ -505,6 +510,11 @@ async fn open_a_busy_farm() {
         }
         let elements = all(&root, "*").len();
         let heap = js_heap_mb().map_or("not reported".into(), |mb| format!("{mb:.0} MB"));
+        let steps = if chained {
+            format!("{steps}_chained")
+        } else {
+            steps.to_string()
+        };
         console_log!(
             "BENCH farm_{steps}: overview drawn {drawn:.0} ms, verified {verified:.0} ms after \
              mount; wasm memory {:.0} MB (its peak so far), JS heap {heap}; {elements} elements \

@@ -44,8 +44,9 @@ impl Choices {
     }
 }
 
-/// The record, `steps` steps over `projects` projects (`p0`, `p1`, …), as its file's bytes.
-pub fn farm(id: &str, steps: usize, projects: usize) -> Result<Vec<u8>> {
+/// The record, `steps` steps over `projects` projects (`p0`, `p1`, …), as its file's bytes;
+/// `chained`, with the journal's hash chain (`Export::chained`).
+pub fn farm(id: &str, steps: usize, projects: usize, chained: bool) -> Result<Vec<u8>> {
     let (now, clock) = set_clock();
     let lanes = ProjectLanes::new().with_journal(Some(clock));
     let names: Vec<String> = (0..projects).map(|p| format!("p{p}")).collect();
@@ -110,6 +111,7 @@ pub fn farm(id: &str, steps: usize, projects: usize) -> Result<Vec<u8>> {
             "The lanes' journal of a farm whose runs hold their projects while others are served, exported whole.",
             "ほかのプロジェクトを処理する間も実行がプロジェクトを保持し続けるファームの、レーンのジャーナル全体を書き出したものです。",
         ));
+    let export = if chained { export.chained() } else { export };
     let (bytes, _) = journal.write_record(&export, Vec::new())?;
     Ok(bytes)
 }
@@ -121,7 +123,7 @@ mod tests {
 
     #[test]
     fn the_farm_replays_with_refusals_stops_and_recoveries() {
-        let bytes = farm("farm", 20_000, 100).unwrap();
+        let bytes = farm("farm", 20_000, 100, false).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
         for code in [
             "PROJECT_BUSY",
@@ -136,7 +138,7 @@ mod tests {
         let verdict = reader.finish(&mut |_| {}).unwrap();
         assert_eq!((verdict.steps, verdict.mismatch), (20_000, None));
         assert!(
-            farm("farm", 20_000, 100).unwrap() == bytes,
+            farm("farm", 20_000, 100, false).unwrap() == bytes,
             "the same every time"
         );
     }

@@ -124,13 +124,18 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         let hash = sha256_hex(&record);
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
     }
-    // A busy farm's whole journal: 100,000 and 1,000,000 steps over 1,000 projects.
+    // A busy farm's whole journal: 100,000 and 1,000,000 steps over 1,000 projects, and the
+    // largest again with its hash chain.
     if with_large {
         for steps in FARM_STEPS {
             let id = format!("farm-{steps}");
-            let bytes = crate::farm::farm(&id, steps, 1_000)?;
+            let bytes = crate::farm::farm(&id, steps, 1_000, false)?;
             write(&site.join(format!("bench/farm/{id}.jsonl")), &bytes)?;
         }
+        let steps = FARM_STEPS[FARM_STEPS.len() - 1];
+        let id = format!("farm-{steps}-chained");
+        let bytes = crate::farm::farm(&id, steps, 1_000, true)?;
+        write(&site.join(format!("bench/farm/{id}.jsonl")), &bytes)?;
     }
     // The last chaos run's whole journal, if there was one (`cargo xtask chaos`).
     let chaos = root.join(crate::chaos::OUT).join("chaos.jsonl");

@@ -148,7 +148,7 @@ pub fn take(dist: &Path, engines: &[Installed]) -> Result<()> {
         "writing a {LARGE_STEPS}-step record for the pictures"
     ));
     std::fs::create_dir_all(site.join("screenshots"))?;
-    let farm = crate::farm::farm("large-100000", LARGE_STEPS, 1_000)?;
+    let farm = crate::farm::farm("large-100000", LARGE_STEPS, 1_000, false)?;
     std::fs::write(site.join(LARGE_FILE), farm)?;
     let server = StaticServer::bind(&site, 0)?;
     let addr = server.spawn();
