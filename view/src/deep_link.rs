@@ -1,5 +1,7 @@
-//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>][&find=<query>][&compare=<a>,<b>[&diff=<k>]]`
-//! in the page's address.
+//! The deep link: `#record=<id>&lang=<en|ja>[&step=<n>[&root=<hex>]][&find=<query>][&compare=<a>,<b>[&diff=<k>]]`
+//! in the page's address. `root` pins the step to a chained record: the first hex digits of its
+//! root hash (the viewer writes [`ROOT_PINNED`]); a link whose root is not the record's says so
+//! and selects no step.
 //! Ids and queries are percent-encoded (`encodeURIComponent`), so a value with `&`, `=`, `#` or
 //! a space stays one value and comes back as it was; steps are counted from 1, as readers count.
 //! The page's `decodeURIComponent` and `encodeURIComponent` are passed in.
@@ -15,6 +17,8 @@ pub struct Link {
     pub lang: Option<Lang>,
     /// The step, from 0.
     pub step: Option<usize>,
+    /// The root hash the link was made for (hex, as written; [`root_matches`] compares it).
+    pub root: Option<String>,
     /// The find box's query, decoded ([`crate::find`]).
     pub find: Option<String>,
     /// The two records compared (A, B), decoded.
@@ -32,6 +36,8 @@ pub struct Shown<'a> {
     pub lang: Lang,
     /// The current step, from 0.
     pub step: Option<usize>,
+    /// The record's root hash (64 hex digits), if it is chained: a step link pins it.
+    pub root: Option<&'a str>,
     /// The find box's query (none when empty).
     pub find: &'a str,
     /// The records compared (A, B) and the current difference (from 0), if comparing.
@@ -39,7 +45,24 @@ pub struct Shown<'a> {
 }
 
 /// The keys the deep link writes; a page's other keys are kept.
-const KEYS: [&str; 6] = ["record", "lang", "step", "find", "compare", "diff"];
+const KEYS: [&str; 7] = ["record", "lang", "step", "root", "find", "compare", "diff"];
+
+/// How many hex digits of the root a written step link carries.
+pub const ROOT_PINNED: usize = 16;
+
+/// The fewest hex digits of a root a link must give to pin it.
+pub const ROOT_MIN: usize = 12;
+
+/// Whether a link's `root` (hex, at least [`ROOT_MIN`] digits, any case) is the start of the
+/// record's root (`full`, 64 hex digits); a shorter or malformed one pins nothing it could prove.
+pub fn root_matches(given: &str, full: &str) -> bool {
+    given.len() >= ROOT_MIN
+        && given.len() <= full.len()
+        && given.bytes().all(|b| b.is_ascii_hexdigit())
+        && full
+            .get(..given.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(given))
+}
 
 /// Parses a deep link, decoding values with `decode`; unknown keys, languages and steps are
 /// ignored.
@@ -50,6 +73,7 @@ pub fn parse(hash: &str, decode: impl Fn(&str) -> String) -> Link {
             Some(("record", id)) if !id.is_empty() => link.record = Some(decode(id)),
             Some(("lang", tag)) => link.lang = Lang::from_tag(tag).or(link.lang),
             Some(("step", n)) => link.step = parse_step(n).or(link.step),
+            Some(("root", hex)) if !hex.is_empty() => link.root = Some(decode(hex)),
             Some(("find", query)) if !query.is_empty() => link.find = Some(decode(query)),
             Some(("compare", ids)) => {
                 link.compare = ids
@@ -81,6 +105,7 @@ pub fn write(current: &str, shown: Shown<'_>, encode: impl Fn(&str) -> String) -
         id,
         lang,
         step,
+        root,
         find,
         compare,
     } = shown;
@@ -99,6 +124,10 @@ pub fn write(current: &str, shown: Shown<'_>, encode: impl Fn(&str) -> String) -
     if let Some(n) = step {
         hash.push_str("&step=");
         hash.push_str(&(n + 1).to_string());
+        if let Some(root) = root.and_then(|r| r.get(..ROOT_PINNED)) {
+            hash.push_str("&root=");
+            hash.push_str(root);
+        }
     }
     if !find.is_empty() {
         hash.push_str("&find=");
@@ -134,6 +163,7 @@ mod tests {
                 record: Some("busy-project".into()),
                 lang: Some(Lang::Ja),
                 step: None,
+                root: None,
                 find: None,
                 compare: None,
                 diff: None,
@@ -157,6 +187,7 @@ mod tests {
             id,
             lang,
             step,
+            root: None,
             find,
             compare: None,
         };
@@ -212,6 +243,7 @@ mod tests {
             id: "a",
             lang: Lang::En,
             step: None,
+            root: None,
             find: "",
             compare: Some((["x,y", "b"], Some(0))),
         };
@@ -223,5 +255,42 @@ mod tests {
             (back.compare, back.diff),
             (Some(["x,y".into(), "b".into()]), Some(0))
         );
+    }
+
+    #[test]
+    fn a_step_link_of_a_chained_record_pins_its_root() {
+        let full = "0123456789abcdef".repeat(4);
+        let shown = Shown {
+            id: "a",
+            lang: Lang::En,
+            step: Some(2),
+            root: Some(&full),
+            find: "",
+            compare: None,
+        };
+        let hash = write("#root=old&step=9", shown, |v| v.to_string());
+        assert_eq!(hash, "#record=a&lang=en&step=3&root=0123456789abcdef");
+        let back = plain(&hash);
+        assert_eq!(
+            (back.step, back.root.as_deref()),
+            (Some(2), Some("0123456789abcdef"))
+        );
+        let no_step = Shown {
+            step: None,
+            ..shown
+        };
+        assert_eq!(write("", no_step, |v| v.to_string()), "#record=a&lang=en");
+    }
+
+    #[test]
+    fn a_pinned_root_matches_only_as_a_long_enough_start() {
+        let full = "0123456789abcdef".repeat(4);
+        assert!(root_matches("0123456789ab", &full));
+        assert!(root_matches("0123456789ABCDEF", &full));
+        assert!(root_matches(&full, &full));
+        assert!(!root_matches("0123456789a", &full), "11 digits pin nothing");
+        assert!(!root_matches("1123456789ab", &full));
+        assert!(!root_matches("0123456789ag", &full));
+        assert!(!root_matches(&format!("{full}0"), &full));
     }
 }

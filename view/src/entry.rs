@@ -8,6 +8,7 @@
 use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 
+use project_lanes::record::chain::Hash;
 use project_lanes::record::{Record, ReplayMismatch, Text};
 
 use crate::error::{LoadError, ViewerError};
@@ -20,6 +21,9 @@ pub struct Loaded<T> {
     pub raw: T,
     /// What replaying it on the core found.
     pub verification: RefCell<Verification>,
+    /// The hash chain it carries, as the reader recomputed it (a chain that breaks makes the
+    /// record invalid before it is loaded).
+    pub proof: Proof,
     /// How many rows its timeline has, once asked.
     rows: OnceCell<usize>,
 }
@@ -31,6 +35,7 @@ impl<T> Loaded<T> {
             record,
             raw,
             verification: RefCell::default(),
+            proof: Proof::Unchained,
             rows: OnceCell::new(),
         }
     }
@@ -138,7 +143,53 @@ impl<T> Entry<T> {
         match &self.content {
             Content::Pending => None,
             Content::Failed(error) => Some(Verdict::invalid(error.kind)),
-            Content::Loaded(loaded) => loaded.verification.borrow().verdict(),
+            Content::Loaded(loaded) => {
+                let verdict = loaded.verification.borrow().verdict()?;
+                Some(Verdict {
+                    chain: loaded.proof.code(),
+                    root: loaded.proof.root().map(Hash::to_hex),
+                    ..verdict
+                })
+            }
+        }
+    }
+}
+
+/// A record's hash chain, recomputed by the reader when it was read (version 3 records of a
+/// journal; `project_lanes::record::stream::Chain`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Proof {
+    /// No chain: a record of a scenario, of a journal without a chain, or of version 1 or 2.
+    #[default]
+    Unchained,
+    /// Every link recomputed and equal to what the record carries.
+    Chained {
+        /// The chain's last link: the record's identity.
+        root: Hash,
+        /// The fingerprint of the key whose signature of the record's checkpoint verified.
+        signer: Option<String>,
+        /// The fingerprints of the checkpoint's signatures by keys the record does not give.
+        others: Vec<String>,
+    },
+}
+
+impl Proof {
+    /// `data-chain` on the panel, and `chain` in a verdict: `signed`, `unsigned` or `none`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Proof::Unchained => "none",
+            Proof::Chained {
+                signer: Some(_), ..
+            } => "signed",
+            Proof::Chained { signer: None, .. } => "unsigned",
+        }
+    }
+
+    /// The record's root, if it is chained.
+    pub fn root(&self) -> Option<&Hash> {
+        match self {
+            Proof::Unchained => None,
+            Proof::Chained { root, .. } => Some(root),
         }
     }
 }
@@ -155,6 +206,11 @@ pub struct Verdict {
     /// The error code shown (`REPLAY_MISMATCH`, `INVALID_RECORD`, a loading error's); none
     /// when verified.
     pub code: Option<&'static str>,
+    /// The record's hash chain ([`Proof::code`]): `signed`, `unsigned`, or `none` (no chain,
+    /// or a record that could not be read: a chain that breaks makes it invalid).
+    pub chain: &'static str,
+    /// The record's root (64 hex digits), if it is chained.
+    pub root: Option<String>,
 }
 
 impl Verdict {
@@ -164,6 +220,8 @@ impl Verdict {
             verdict: "invalid",
             step: None,
             code: Some(kind.code()),
+            chain: "none",
+            root: None,
         }
     }
 }
@@ -201,6 +259,8 @@ impl Verification {
                 verdict: "verified",
                 step: None,
                 code: None,
+                chain: "none",
+                root: None,
             }),
             Verification::Failed(ReplayMismatch::Invalid(_)) => {
                 Some(Verdict::invalid(ViewerError::InvalidRecord))
@@ -209,6 +269,8 @@ impl Verification {
                 verdict: "mismatch",
                 step: self.mismatch_step(),
                 code: Some(ViewerError::ReplayMismatch.code()),
+                chain: "none",
+                root: None,
             }),
         }
     }

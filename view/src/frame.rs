@@ -3,13 +3,15 @@
 //!
 //! DOM contract (docs/src/dom-contract.md): `[role=tab][data-record-id][aria-selected]` tabs (with
 //! `[data-opened-file]` and `[data-tab-error]`), `[data-lang-choice]` buttons,
-//! `[data-open-records]` and `[data-viewer-error]`.
+//! `[data-open-records]`, `[data-viewer-error]` and `[data-root-mismatch]`.
 
 use project_lanes::record::Text;
 
 use crate::entry::{Content, Entry};
 use crate::error::LoadError;
 use crate::i18n::{Lang, Msg, Term, binary_size, fill, text};
+use crate::panel::isolated;
+use crate::state::Pin;
 use crate::tree::{N, Tree};
 
 /// The accessible name of a viewer's region (`role="region"`): what it shows, the title of
@@ -41,6 +43,25 @@ pub fn error_box<T>(t: &mut Tree, parent: N, lang: Lang, error: &LoadError<T>) -
         // The detail may quote file contents: text only. It is English in either language.
         let detail = t.el_text(wrap, "p", "lv-error-detail", &error.detail);
         t.attr(detail, "lang", "en");
+    }
+    wrap
+}
+
+/// The warning that a deep link was made for another record (`[data-root-mismatch]`, the
+/// link's root): its step is not selected.
+pub fn pin_warning(t: &mut Tree, parent: N, lang: Lang, pin: &Pin) -> N {
+    let wrap = t.el(parent, "div", "lv-error lv-pin");
+    t.attr(wrap, "role", "alert");
+    t.attr(wrap, "data-root-mismatch", &pin.expected);
+    let message = t.el(wrap, "p", "lv-error-message");
+    match &pin.found {
+        Some(found) => isolated(
+            t,
+            message,
+            text(lang, Msg::RootMismatch),
+            &[&pin.expected, found],
+        ),
+        None => isolated(t, message, text(lang, Msg::RootMissing), &[&pin.expected]),
     }
     wrap
 }

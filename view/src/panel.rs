@@ -13,7 +13,7 @@ use project_lanes::LaneView;
 use project_lanes::record::{Record, ReplayMismatch};
 
 use crate::describe;
-use crate::entry::{Entry, Loaded, Verification};
+use crate::entry::{Entry, Loaded, Proof, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
@@ -52,7 +52,60 @@ pub fn head<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) -> &'sta
     t.el_text(parent, "p", "lv-summary", record.summary.get(l));
     let no_work = t.el_text(parent, "p", "lv-no-work", text(lang, Msg::NothingExecuted));
     t.attr(no_work, "data-nothing-executed", "");
-    verification(t, parent, lang, loaded)
+    let code = verification(t, parent, lang, loaded);
+    chain(t, parent, lang, &loaded.proof);
+    code
+}
+
+/// How many hex digits of a root are shown (the whole is copied, and in the title).
+pub const ROOT_SHOWN: usize = 12;
+
+/// The record's hash chain under the verification line (`[data-chain]`, `[data-signer]`), and
+/// its root hash, its identity, in short form with a button that copies it whole
+/// (`[data-copy-root]`). Nothing for a record without a chain.
+pub fn chain(t: &mut Tree, parent: N, lang: Lang, proof: &Proof) {
+    let Proof::Chained {
+        root,
+        signer,
+        others,
+    } = proof
+    else {
+        return;
+    };
+    let line = t.el(parent, "p", "lv-chain");
+    t.attr(line, "data-chain", proof.code());
+    let said = t.el(line, "span", "");
+    match signer {
+        Some(key) => {
+            t.attr(line, "data-signer", key);
+            isolated(t, said, text(lang, Msg::ChainSigned), &[key]);
+        }
+        None if !others.is_empty() => {
+            isolated(
+                t,
+                said,
+                text(lang, Msg::ChainUnsignedOther),
+                &[&others.join(", ")],
+            );
+        }
+        None => t.text(said, text(lang, Msg::ChainUnsigned)),
+    }
+    t.text(line, " ");
+    let hex = root.to_hex();
+    let short = hex.get(..ROOT_SHOWN).unwrap_or_default();
+    let shown = t.el(line, "span", "lv-root");
+    let template = text(lang, Msg::RootShort);
+    let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
+    t.text(shown, before);
+    let code = t.el_text(shown, "code", "", short);
+    t.attr(code, "title", &hex);
+    t.attr(code, "data-root", &hex);
+    t.text(shown, after);
+    t.text(line, " ");
+    let copy = t.el_text(line, "button", "lv-copy", text(lang, Msg::CopyRoot));
+    t.attr(copy, "type", "button");
+    t.attr(copy, "aria-label", text(lang, Msg::CopyRootLabel));
+    t.attr(copy, "data-copy-root", &hex);
 }
 
 /// Where a version 2 record came from and when, under its head: for a system's journal, that

@@ -1,6 +1,6 @@
 // The verdicts one viewer tells (web/src/app/verdicts.rs decides when): each is sent once as
 // `lane-viewer-verdict` from the viewer's root (a bubbling, composed CustomEvent, detail
-// { record, verdict, step, code }), kept by record id (null: nothing could be shown), and given
+// { record, verdict, step, code, chain, root }), kept by record id (null: nothing could be shown), and given
 // to the promises of the handle's verdict(id) that wait for it.
 export class LaneViewerVerdicts {
   #root;
@@ -12,8 +12,11 @@ export class LaneViewerVerdicts {
   }
 
   /** A verdict reached: kept, sent, and given to the promises waiting for it. */
-  tell(record, verdict, step, code) {
-    const detail = { record: record ?? null, verdict, step: step ?? null, code: code ?? null };
+  tell(record, verdict, step, code, chain, root) {
+    const detail = {
+      record: record ?? null, verdict, step: step ?? null, code: code ?? null,
+      chain, root: root ?? null,
+    };
     this.#told.set(detail.record, detail);
     const waiting = this.#waiting;
     this.#waiting = waiting.filter((w) => w.record !== detail.record);

@@ -85,6 +85,10 @@ export interface LaneViewerVerdict {
   step: number | null;
   /** The error code shown (REPLAY_MISMATCH, INVALID_RECORD, HASH_MISMATCH, …), or null when verified. */
   code: string | null;
+  /** The record's hash chain, recomputed: chained with a verified signature, chained without one, or no chain (also for a record that could not be read: a chain that breaks makes it invalid). */
+  chain: "signed" | "unsigned" | "none";
+  /** The record's root hash (64 hex digits), its identity, when it is chained; otherwise null. */
+  root: string | null;
 }
 
 /**

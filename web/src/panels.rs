@@ -141,6 +141,7 @@ impl Panels {
             return false;
         };
         panel.replace_children_with_node(&nodes);
+        attr(panel, "data-chain", loaded.proof.code());
         if verification == signature(loaded) {
             attr(
                 panel,

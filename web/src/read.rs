@@ -16,9 +16,9 @@ use std::rc::Rc;
 use project_lanes::record::json::{
     JsonKind, ReadError, is_lines, parse_header, parse_record, without_bom,
 };
-use project_lanes::record::stream::{Gather, MAX_LINE_BYTES, Reader};
+use project_lanes::record::stream::{Chain, Gather, MAX_LINE_BYTES, Reader};
 use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
-use project_lanes_view::entry::Verification;
+use project_lanes_view::entry::{Proof, Verification};
 use project_lanes_view::i18n::binary_size;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -257,7 +257,8 @@ impl Incoming {
         } else {
             text_of(&self.kept)
         };
-        let loaded = Loaded::new(record, raw);
+        let mut loaded = Loaded::new(record, raw);
+        loaded.proof = proof(verdict.chain);
         *loaded.verification.borrow_mut() = match (mismatch, verdict.mismatch) {
             (Some(mismatch), _) => Verification::Failed(mismatch),
             (None, None) => Verification::Verified,
@@ -265,6 +266,31 @@ impl Incoming {
             (None, Some(_)) => Verification::Verified,
         };
         Ok(Read::Record(Box::new(loaded)))
+    }
+}
+
+/// The chain the reader recomputed, as the viewer shows it: its root, the key whose signature
+/// verified, and the keys of signatures it could not verify.
+fn proof(chain: Chain) -> Proof {
+    let Chain::Chained(chained) = chain else {
+        return Proof::Unchained;
+    };
+    let (signer, others) = match chained.checkpoint {
+        Some(checkpoint) => {
+            let signer = checkpoint.signer;
+            let others = checkpoint
+                .signatures
+                .into_iter()
+                .filter(|f| Some(f) != signer.as_ref())
+                .collect();
+            (signer, others)
+        }
+        None => (None, Vec::new()),
+    };
+    Proof::Chained {
+        root: chained.end.hash,
+        signer,
+        others,
     }
 }
 

@@ -87,6 +87,7 @@ pub fn panel(
     let verification = panel::head(&mut t, ROOT, lang, loaded);
     panel::origin(&mut t, ROOT, lang, record, &Browser);
     attr(panel, "data-verification", verification);
+    attr(panel, "data-chain", loaded.proof.code());
     if !entry.hashed {
         panel::no_hash(&mut t, ROOT, lang);
     }

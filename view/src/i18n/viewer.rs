@@ -278,6 +278,53 @@ catalog! {
             en: "No index came with this record, so there is no SHA-256 to compare its file with; it is checked and replayed all the same.",
             ja: "この記録には記録の一覧がないため、ファイルと照合する SHA-256 はありません。検査と再生はほかの記録と同じく行います。",
         }
+        /// A chained record whose checkpoint's signature verified; `{0}`: the key's
+        /// fingerprint.
+        ChainSigned {
+            en: "Chained and signed by {0}: every step's hash recomputes to the root, and the checkpoint's signature verifies.",
+            ja: "ハッシュチェーンがつながり、{0} の署名を検証しました。各ステップのハッシュはルートハッシュまで再計算どおりで、チェックポイントの署名も正しいものです。",
+        }
+        /// A chained record without a verified signature.
+        ChainUnsigned {
+            en: "Chained, unsigned: every step's hash recomputes to the root; no signature vouches for it.",
+            ja: "ハッシュチェーンはつながっていますが、署名はありません。各ステップのハッシュはルートハッシュまで再計算どおりですが、それを保証する署名はありません。",
+        }
+        /// A chained record whose checkpoint is signed by keys it does not give; `{0}`: their
+        /// fingerprints.
+        ChainUnsignedOther {
+            en: "Chained, unsigned: every step's hash recomputes to the root; its checkpoint is signed by {0}, a key the record does not give, so the signature is not verified.",
+            ja: "ハッシュチェーンはつながっていますが、署名は検証していません。各ステップのハッシュはルートハッシュまで再計算どおりです。チェックポイントには {0} の署名がありますが、その鍵が記録に含まれていないため、署名を検証できません。",
+        }
+        /// The record's root hash (its identity); `{0}`: its first 12 hex digits.
+        RootShort {
+            en: "Root hash: {0}",
+            ja: "ルートハッシュ：{0}",
+        }
+        /// The button that copies the whole root hash.
+        CopyRoot {
+            en: "Copy",
+            ja: "コピー",
+        }
+        /// The copy button's name for assistive technology.
+        CopyRootLabel {
+            en: "Copy the record's whole root hash",
+            ja: "記録のルートハッシュ全体をコピー",
+        }
+        /// The copy button once the root hash is copied.
+        CopiedRoot {
+            en: "Copied",
+            ja: "コピーしました",
+        }
+        /// A deep link pinned to another root; `{0}`: the link's root, `{1}`: the record's.
+        RootMismatch {
+            en: "This link was made for another record: root {0} expected, {1} found. The link's step is not selected.",
+            ja: "このリンクは別の記録に対して作られたものです。ルートハッシュは {0} のはずですが、この記録は {1} です。リンクのステップは選んでいません。",
+        }
+        /// A deep link pinned to a root, for a record without a chain; `{0}`: the link's root.
+        RootMissing {
+            en: "This link was made for another record: root {0} expected, and this record has no hash chain. The link's step is not selected.",
+            ja: "このリンクは別の記録に対して作られたものです。ルートハッシュは {0} のはずですが、この記録にはハッシュチェーンがありません。リンクのステップは選んでいません。",
+        }
         /// On a static picture, before the viewer has replayed it.
         NotYetVerified {
             en: "A static picture of this record, not yet checked or replayed: the viewer replays it on the core in this browser when it starts.",

@@ -5,7 +5,7 @@
 //! drive it step by step (`state/tests.rs`). The find box's query and its matches are kept
 //! here too (`state/find.rs`).
 
-use crate::deep_link::{self, Link, Shown};
+use crate::deep_link::{self, Link, Shown, root_matches};
 use crate::entry::{Content, Entry};
 use crate::error::{LoadError, ViewerError};
 use crate::find::{Found, QueryError};
@@ -88,6 +88,16 @@ impl std::ops::BitOrAssign for Changes {
     }
 }
 
+/// A deep link made for another record: the root hash it gives, and the first digits of the
+/// selected record's (`None`: the record has no hash chain).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pin {
+    /// The link's `root`, as written.
+    pub expected: String,
+    /// The record's root in short form ([`crate::panel::ROOT_SHOWN`] digits).
+    pub found: Option<String>,
+}
+
 /// One viewer's state. `T` is the file's text as the page keeps it.
 pub struct State<T> {
     /// The language shown.
@@ -111,6 +121,11 @@ pub struct State<T> {
     pub current_step: Option<usize>,
     /// The deep link's step for a selected record that is still loading.
     pub wanted_step: Option<usize>,
+    /// The root hash the deep link pinned that step to, kept with it.
+    pub wanted_root: Option<String>,
+    /// A deep link pinned to a root that is not the selected record's (its step was not
+    /// selected), until another record is selected or the link changes.
+    pub pin: Option<Pin>,
     /// How much of the file being read has arrived, and its size if known (the loading line
     /// says so); `None` when no file is being read.
     pub read: Option<(u64, Option<u64>)>,
@@ -143,6 +158,8 @@ impl<T> State<T> {
             notice: None,
             current_step: None,
             wanted_step: None,
+            wanted_root: None,
+            pin: None,
             read: None,
             zoom: None,
             rows: 0,
@@ -216,7 +233,8 @@ impl<T> State<T> {
                 .is_some_and(|e| e.content.is_pending())
             {
                 self.wanted_step = Some(n);
-            } else if n < self.steps() {
+                self.wanted_root = link.root;
+            } else if n < self.steps() && self.pin_holds(link.root.as_deref()) {
                 self.current_step = Some(n);
                 self.show_step(n);
             }
@@ -255,7 +273,12 @@ impl<T> State<T> {
         if i == self.selected {
             changes.panel = true;
             changes.find = self.refind();
+            let root = self.wanted_root.take();
             if let Some(n) = self.wanted_step.take().filter(|&n| n < self.steps()) {
+                if !self.pin_holds(root.as_deref()) {
+                    changes.status = true;
+                    return changes;
+                }
                 self.current_step = Some(n);
                 self.show_step(n);
                 changes.step = Some(true);
@@ -292,6 +315,8 @@ impl<T> State<T> {
         };
         if changed {
             self.wanted_step = None;
+            self.wanted_root = None;
+            changes.status |= self.pin.take().is_some();
             self.current_step = None;
             self.zoom = None;
             self.rows = 0;
@@ -438,7 +463,9 @@ impl<T> State<T> {
         {
             changes |= self.select(&id, Origin::Link).1;
         }
+        changes.status |= self.pin.take().is_some();
         match link.step {
+            Some(_) if !self.pin_holds(link.root.as_deref()) => changes.status = true,
             Some(n) => changes |= self.select_step(n, Origin::Link).unwrap_or_default(),
             None if self.current_step.is_some() => {
                 self.current_step = None;
@@ -457,10 +484,16 @@ impl<T> State<T> {
     /// The deep link for what is shown (`current` is the page's hash now), or `None` when it
     /// is already that or no record is selected.
     pub fn link(&self, current: &str, encode: impl Fn(&str) -> String) -> Option<String> {
+        let root = self
+            .selected_entry()
+            .and_then(|e| e.content.loaded())
+            .and_then(|l| l.proof.root())
+            .map(|r| r.to_hex());
         let shown = Shown {
             id: self.selected_id()?,
             lang: self.lang,
             step: self.current_step,
+            root: root.as_deref(),
             find: &self.query,
             compare: self.compare.as_ref().map(|c| {
                 let [a, b] = c.ids.each_ref();
@@ -469,6 +502,26 @@ impl<T> State<T> {
         };
         let hash = deep_link::write(current, shown, encode);
         (hash != current).then_some(hash)
+    }
+
+    /// Whether a deep link's `root`, if it gives one, is the selected record's (a record not
+    /// loaded yet is checked when it arrives); if not, [`pin`](State::pin) says so.
+    fn pin_holds(&mut self, root: Option<&str>) -> bool {
+        let Some(given) = root else {
+            return true;
+        };
+        let Some(loaded) = self.selected_entry().and_then(|e| e.content.loaded()) else {
+            return true;
+        };
+        let found = loaded.proof.root().map(|r| r.to_hex());
+        if found.as_deref().is_some_and(|f| root_matches(given, f)) {
+            return true;
+        }
+        self.pin = Some(Pin {
+            expected: given.to_string(),
+            found: found.map(|f| f[..crate::panel::ROOT_SHOWN].to_string()),
+        });
+        false
     }
 
     /// `bytes` of the file being read have arrived, of `size` if known: the loading line shows

@@ -4,7 +4,7 @@
 
 use std::rc::{Rc, Weak};
 
-use project_lanes_view::i18n::Lang;
+use project_lanes_view::i18n::{Lang, Msg, text};
 use project_lanes_view::state::Origin;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, Event, HtmlInputElement, KeyboardEvent};
@@ -102,6 +102,8 @@ fn on_click(core: &Core, view: &mut View, event: Event) {
         if let Some(input) = view.find("input[data-open-input]") {
             input.click();
         }
+    } else if let Some(button) = closest(&target, "[data-copy-root]") {
+        copy_root(&button, core.state.borrow().lang);
     } else if let Some(link) = closest(&target, "[data-goto-step]") {
         event.prevent_default();
         let step = link.get_attribute("data-goto-step").unwrap_or_default();
@@ -358,4 +360,39 @@ fn event_element(event: &Event) -> Option<Element> {
 
 fn closest(element: &Element, selector: &str) -> Option<Element> {
     element.closest(selector).ok().flatten()
+}
+
+/// Copies the whole root hash a `[data-copy-root]` button carries to the clipboard, and says
+/// so on the button once it is copied (`data-copied`); a page that refuses the clipboard
+/// leaves it as it was.
+fn copy_root(button: &Element, lang: Lang) {
+    let Some(hex) = button.get_attribute("data-copy-root") else {
+        return;
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    // `navigator.clipboard` is missing outside secure contexts: looked up, never assumed.
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into())
+        .ok()
+        .filter(|c| c.is_object());
+    let Some(clipboard) = clipboard else {
+        return;
+    };
+    let write = js_sys::Reflect::get(&clipboard, &"writeText".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    let Some(promise) = write
+        .and_then(|f| f.call1(&clipboard, &hex.into()).ok())
+        .and_then(|p| p.dyn_into::<js_sys::Promise>().ok())
+    else {
+        return;
+    };
+    let button = button.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        if wasm_bindgen_futures::JsFuture::from(promise).await.is_ok() {
+            attr(&button, "data-copied", "");
+            button.set_text_content(Some(text(lang, Msg::CopiedRoot)));
+        }
+    });
 }

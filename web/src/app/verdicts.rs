@@ -24,6 +24,8 @@ extern "C" {
         verdict: &str,
         step: Option<u32>,
         code: Option<&str>,
+        chain: &str,
+        root: Option<&str>,
     );
     #[wasm_bindgen(method)]
     fn wait(this: &LaneViewerVerdicts, record: Option<&str>) -> Promise;
@@ -116,6 +118,8 @@ impl Core {
                 verdict.verdict,
                 verdict.step.map(|n| n as u32),
                 verdict.code,
+                verdict.chain,
+                verdict.root.as_deref(),
             );
         }
     }

@@ -255,6 +255,9 @@ impl View {
         for error in [&state.index_error, &state.notice].into_iter().flatten() {
             frame::error_box(&mut t, ROOT, state.lang, error);
         }
+        if let Some(pin) = &state.pin {
+            frame::pin_warning(&mut t, ROOT, state.lang, pin);
+        }
         if state.busy() {
             frame::loading(&mut t, ROOT, state.lang, state.read);
         }
@@ -343,6 +346,7 @@ impl View {
             "data-selected-record",
             "aria-labelledby",
             "data-verification",
+            "data-chain",
         ] {
             self.panel.remove_attribute(name).ok();
         }
