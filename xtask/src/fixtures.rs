@@ -112,6 +112,7 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     dense_refusals(&site)?;
     oversized_record(&site)?;
     journal_records(&site)?;
+    chained_records(&site)?;
 
     for steps in BENCH_STEPS
         .into_iter()
@@ -509,6 +510,80 @@ fn journal_records(site: &Path) -> Result<()> {
         entries.push(entry(record.id.as_str(), &file, sha256_hex(&bytes), &bytes));
     }
     write_index(&dir, entries)
+}
+
+/// The seed of the key that signs the chained fixtures' checkpoint ([`chained_records`]).
+const SIGNING_SEED: [u8; 32] = [7; 32];
+
+/// Chained version 3 records of one journal, in `fixtures/chained/` (`tests/tests/chain.rs`):
+/// `signed.jsonl` carries a checkpoint of its root signed by the key it gives (`ops.example`),
+/// `unsigned.jsonl` none, `other-key.jsonl` one signed by a key it does not give, and
+/// `edited.jsonl` is `signed.jsonl` with the cancelled release's outcome changed to succeeded
+/// after the fact (its line is the first with `"outcome":"succeeded"`).
+fn chained_records(site: &Path) -> Result<()> {
+    use crate::farm::{START, set_clock};
+    use project_lanes::ProjectLanes;
+    use project_lanes::journal::{Export, Journal};
+    use project_lanes::record::Timestamp;
+    use project_lanes::record::checkpoint::{Checkpoint, SigningKey};
+    use project_lanes::record::stream::{Chain, Reader};
+
+    let (_, clock) = set_clock();
+    let lanes = ProjectLanes::new().with_journal(Some(clock));
+    let nightly = lanes.claim("docs", "nightly-7")?;
+    lanes.claim("docs", "hotfix-2").unwrap_err();
+    lanes.request_stop(&nightly)?;
+    lanes.release(&nightly, project_lanes::Outcome::Cancelled)?;
+    let next = lanes.claim("docs", "nightly-8")?;
+    lanes.release(&next, project_lanes::Outcome::Succeeded)?;
+    let mut journal = Journal::lanes();
+    journal.extend(lanes.take_journal());
+    let export = Export::new("chained", "build farm")?
+        .title(text("A chained record", "ハッシュチェーンを持つ記録"))
+        .summary(text(
+            "The lanes' journal, with its hash chain.",
+            "レーンのジャーナルを、ハッシュチェーンとともに書き出したものです。",
+        ))
+        .chained();
+    let unsigned = journal.write_record(&export, Vec::new())?.0;
+    let mut reader = Reader::new();
+    reader.feed(&unsigned, &mut |_| {})?;
+    let Chain::Chained(chained) = reader.finish(&mut |_| {})?.chain else {
+        return Err("the chained fixture has no chain".into());
+    };
+    let note = |key: &SigningKey| -> Result<String> {
+        Ok(Checkpoint {
+            journal: "build farm".to_owned(),
+            links: chained.end.links,
+            root: chained.end.hash,
+            time: Timestamp::from_millis(START + 1_000_000)?,
+        }
+        .sign(key))
+    };
+    // The checkpoint line goes before the end line.
+    let with = |line: serde_json::Value| -> Vec<u8> {
+        let text = String::from_utf8_lossy(&unsigned);
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines.insert(lines.len() - 1, line.to_string());
+        (lines.join("\n") + "\n").into_bytes()
+    };
+    let key = SigningKey::from_seed("ops.example", SIGNING_SEED)?;
+    let signed = with(serde_json::json!({
+        "checkpoint": note(&key)?,
+        "key": key.verifier().to_text(),
+    }));
+    let other = with(serde_json::json!({ "checkpoint": note(&key)? }));
+    // A cancelled run made to look successful, as an SQL edit of the journal would.
+    let edited = String::from_utf8_lossy(&signed).replacen(
+        "\"outcome\":\"cancelled\"",
+        "\"outcome\":\"succeeded\"",
+        1,
+    );
+    let dir = site.join("fixtures/chained");
+    write(&dir.join("signed.jsonl"), &signed)?;
+    write(&dir.join("unsigned.jsonl"), &unsigned)?;
+    write(&dir.join("other-key.jsonl"), &other)?;
+    write(&dir.join("edited.jsonl"), edited.as_bytes())
 }
 
 /// A single record file over the 16 MiB limit, for `src` (it names a record, not an index).
