@@ -496,3 +496,58 @@ fn a_verdict_comes_once_the_file_is_read_and_replayed_with_its_step_and_code() {
         ("invalid", None, Some("HASH_MISMATCH"))
     );
 }
+
+/// Record `id` of `steps` steps, chained to the root `0x11…` (its hex: `1111…`).
+fn chained(id: &str, steps: usize) -> Entry<()> {
+    let mut entry = record(id, steps);
+    let Content::Loaded(loaded) = &mut entry.content else {
+        unreachable!()
+    };
+    Rc::get_mut(loaded).unwrap().proof = crate::entry::Proof::Chained {
+        root: project_lanes::record::chain::Hash([0x11; 32]),
+        signer: None,
+        others: Vec::new(),
+    };
+    entry
+}
+
+#[test]
+fn a_link_pinned_to_another_root_selects_no_step_and_says_so() {
+    let pinned = |root: &str| Link {
+        root: Some(root.into()),
+        ..link(Some("a"), None, Some(1))
+    };
+    // The record's own root: its step, and the written link pins it again.
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(Ok(vec![chained("a", 3)]), None, pinned("111111111111"));
+    assert_eq!((state.current_step, &state.pin), (Some(1), &None));
+    let hash = state.link("", |v| v.to_string()).unwrap();
+    assert_eq!(hash, "#record=a&lang=en&step=2&root=1111111111111111");
+    // Another root, or too short a one: no step, a warning until the link changes.
+    for other in ["111111111112", "11111111111"] {
+        let mut state = State::<()>::new(Lang::En, true);
+        state.loaded(Ok(vec![chained("a", 3)]), None, pinned(other));
+        assert_eq!(state.current_step, None);
+        let pin = state.pin.clone().unwrap();
+        assert_eq!(
+            (pin.expected.as_str(), pin.found.as_deref()),
+            (other, Some("111111111111"))
+        );
+        let changes = state.follow(link(Some("a"), None, Some(2)));
+        assert!(changes.status);
+        assert_eq!((state.current_step, &state.pin), (Some(2), &None));
+    }
+    // A record without a chain: no root found.
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(Ok(vec![record("a", 3)]), None, pinned("111111111111"));
+    assert_eq!(state.current_step, None);
+    assert_eq!(state.pin.as_ref().unwrap().found, None);
+    // A record still loading is checked when it arrives.
+    let mut state = State::<()>::new(Lang::En, true);
+    state.loaded(Ok(vec![pending("a")]), None, pinned("2222222222222222"));
+    let content = chained("a", 3).content;
+    let changes = state.arrived(0, content);
+    assert!(changes.status);
+    assert_eq!(state.current_step, None);
+    assert!(state.pin.is_some());
+}
