@@ -14,7 +14,7 @@ use crate::util::{Result, project_root};
 /// measurement, so that any growth is a decision. The measurements and what each change cost
 /// are in `docs/viewer-size.md` (170,191 with the notes on what replay does not check and the
 /// times that stand out).
-pub const BUDGET_GZIP_BYTES: usize = 245_000;
+pub const BUDGET_GZIP_BYTES: usize = 275_500;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
