@@ -356,10 +356,12 @@ async fn read_body(
                     start: incoming.start().to_vec(),
                 });
             }
-            if over_lines || (incoming.is_lines() && incoming.bytes() > reading.max_bytes) {
+            if over_lines {
                 return Err(Fetched::LinesTooLarge(length.unwrap_or(incoming.bytes())));
             }
-            // Any other error is the reader's verdict, given at the end.
+            // Any other error is the reader's verdict, given at the end: past the limit too,
+            // for the reader alone tells a line that broke within the limit from the limit,
+            // however the chunk that crossed it was cut.
             return Ok(incoming);
         }
     }

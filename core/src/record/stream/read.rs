@@ -5,7 +5,8 @@
 //! The verdict: the first line that breaks the format (located by line and column) makes the
 //! record invalid, wherever it is; otherwise the first step whose answer the core does not give
 //! is the mismatch (replay stops there, the rest is still checked); otherwise every step
-//! matches.
+//! matches. With a size limit, the byte past it is a fault like a broken line, and the first
+//! fault in the bytes wins ([`Reader::limit`]).
 
 use crate::op::Op;
 use crate::record::json::{JsonKind, ReadError, without_bom};
@@ -143,6 +144,35 @@ impl Reader {
 
     /// The same, refusing a record larger than `bytes` (`RECORD_TOO_LARGE`) as soon as more
     /// has arrived.
+    ///
+    /// Which fault wins is decided by where it is in the bytes, never by how they are cut into
+    /// chunks: the verdict is the one a reader fed a byte at a time gives. The bytes up to the
+    /// limit are read first, so a line that breaks the format and ends within them (or, for a
+    /// line longer than [`MAX_LINE_BYTES`], whose byte past that length is within them) makes
+    /// the record invalid; the byte after the limit makes it too large, so a line that ends or
+    /// grows too long only past the limit is never judged. A reader told the size beforehand
+    /// (`lane-records replay` from the file's size, the viewer from a `Content-Length`) refuses
+    /// a record over the limit before reading its lines.
+    ///
+    /// ```
+    /// use project_lanes::record::json::ReadError;
+    /// use project_lanes::record::stream::Reader;
+    ///
+    /// let head = concat!(
+    ///     r#"{"format":"project-lanes/record","version":3,"id":"tiny","#,
+    ///     r#""title":{"en":"Tiny","ja":"小さな記録"},"summary":{"en":"One claim.","ja":"取得が一つ。"},"#,
+    ///     r#""work_executed_here":false}"#, "\n",
+    /// );
+    /// // A broken line within a limit of 200 bytes, and more bytes past it: invalid, in one
+    /// // chunk or in two cut anywhere.
+    /// let bytes = [head.as_bytes(), b"{]\n", &[b' '; 100][..]].concat();
+    /// for cut in 0..=bytes.len() {
+    ///     let mut reader = Reader::new().limit(200);
+    ///     let (a, b) = bytes.split_at(cut);
+    ///     let error = reader.feed(a, &mut |_| {}).and_then(|()| reader.feed(b, &mut |_| {}));
+    ///     assert!(matches!(error, Err(ReadError::Json { line: 2, .. })), "cut at {cut}");
+    /// }
+    /// ```
     pub fn limit(mut self, bytes: u64) -> Reader {
         self.limit = Some(bytes);
         self
@@ -167,12 +197,26 @@ impl Reader {
     }
 
     fn read(&mut self, chunk: &[u8], seen: &mut dyn FnMut(Seen<'_>)) -> Result<(), ReadError> {
-        self.bytes += chunk.len() as u64;
-        if let Some(limit) = self.limit
-            && self.bytes > limit
-        {
+        // The bytes within the limit are read first, as if they had come alone; the first byte
+        // past it refuses the record (see `limit`). Judging the limit on the whole chunk first
+        // would let the cut decide between a line within the limit that breaks the format and
+        // the limit.
+        let room = match self.limit {
+            Some(limit) => limit.saturating_sub(self.bytes).min(chunk.len() as u64) as usize,
+            None => chunk.len(),
+        };
+        let (within, past) = chunk.split_at(room);
+        self.bytes += within.len() as u64;
+        self.lines(within, seen)?;
+        if let (Some(limit), false) = (self.limit, past.is_empty()) {
+            self.bytes += past.len() as u64;
             return Err(ReadError::OverLimit { limit });
         }
+        Ok(())
+    }
+
+    /// Reads `chunk` as the next bytes of the lines: every line it completes is judged.
+    fn lines(&mut self, chunk: &[u8], seen: &mut dyn FnMut(Seen<'_>)) -> Result<(), ReadError> {
         let mut rest = chunk;
         while let Some(end) = rest.iter().position(|&b| b == b'\n') {
             let (line, after) = rest.split_at(end);
