@@ -1,6 +1,7 @@
 //! The standalone page (`www/index.html`) in a frame, as a reader opens it with `#src=`: it says
 //! whose records it shows (its own header only for records from its own site), and a `#src=`
-//! changed after it loaded is followed.
+//! changed after it loaded is followed; a version 3 record over its limit is offered again with
+//! `#max-bytes=` raised to its size, and a `#max-bytes=` it cannot use is named.
 //!
 //! The frame is a `srcdoc` copy of the page with a `<base>` at the test site, so its scripts,
 //! styles and records come from there as they would from the page's own site.
@@ -30,6 +31,36 @@ impl Page {
             page.doc().and_then(|d| d.body()).map(|b| text(&b))
         );
         page
+    }
+
+    /// The page in a frame at `#<hash>`, without waiting for a record.
+    async fn at(hash: &str) -> Page {
+        Page {
+            frame: site_page_frame("index.html", hash, "", 1280).await,
+        }
+    }
+
+    /// The page's hash, as its address has it now.
+    fn hash(&self) -> String {
+        self.frame
+            .content_window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default()
+    }
+
+    /// The page's word on its limit (`[data-page-limit]`), once shown, with its kind.
+    fn limit_note(&self) -> Option<(String, String)> {
+        let note = self.doc()?.query_selector("[data-page-limit]").ok()??;
+        if note.has_attribute("hidden") {
+            return None;
+        }
+        Some((attr(&note, "data-page-limit")?, text(&note)))
+    }
+
+    /// The button that opens a record over the limit anyway, once offered.
+    fn open_anyway(&self) -> Option<HtmlElement> {
+        let button = self.doc()?.query_selector("[data-open-anyway]").ok()??;
+        Some(button.unchecked_into())
     }
 
     fn doc(&self) -> Option<Document> {
@@ -176,4 +207,133 @@ async fn a_src_changed_after_load_is_followed() {
         .await
     );
     assert!(root.is_connected(), "the same viewer");
+}
+
+/// What the page's offer names for `bytes`: rounded up to a whole kB (below 1 MB), as the page
+/// rounds its new limit.
+fn rounded_kb(bytes: usize) -> usize {
+    bytes.div_ceil(1000)
+}
+
+#[wasm_bindgen_test]
+async fn a_record_over_max_bytes_is_offered_with_its_size_and_opens_when_asked() {
+    let bytes = fetch_bytes("records/chaos-run.jsonl").await.len();
+    assert!(bytes > 10_000, "{bytes}");
+    let page = Page::at("src=records/chaos-run.jsonl&max-bytes=10000&lang=en").await;
+    assert!(
+        eventually_within(30_000, || page.open_anyway().is_some()).await,
+        "{:?}",
+        page.limit_note()
+    );
+    let body = page.body();
+    assert_eq!(error_codes(&body), ["RECORD_TOO_LARGE"]);
+    let kb = rounded_kb(bytes);
+    let (kind, said) = page.limit_note().unwrap();
+    assert_eq!(kind, "offer");
+    assert!(
+        said.contains(&format!(
+            "This record is {kb} kB, over this page's limit of 10 kB"
+        )),
+        "{said}"
+    );
+    let button = page.open_anyway().unwrap();
+    assert_eq!(text(&button), format!("Open it anyway ({kb} kB)"));
+    // In the viewer's language when it changes.
+    let ja: HtmlElement = one(&body, "[data-lang-choice=ja]").unchecked_into();
+    ja.click();
+    let button = page.open_anyway().unwrap();
+    assert_eq!(text(&button), format!("それでも開く（{kb} kB）"));
+    assert!(page.limit_note().unwrap().1.contains("上限"));
+    // Pressed: the record opens, and the link carries the new limit.
+    button.click();
+    assert!(
+        eventually_within(30_000, || page.selected().is_some()).await,
+        "{}",
+        text(&page.body())
+    );
+    assert!(
+        page.hash().contains(&format!("max-bytes={}", kb * 1000)),
+        "{}",
+        page.hash()
+    );
+    assert!(
+        page.hash().contains("src=records/chaos-run.jsonl"),
+        "{}",
+        page.hash()
+    );
+    assert!(
+        error_codes(&page.body()).is_empty(),
+        "{:?}",
+        error_codes(&page.body())
+    );
+    assert!(page.limit_note().is_none());
+}
+
+#[wasm_bindgen_test]
+async fn an_opened_file_over_max_bytes_is_read_again_when_asked() {
+    let record = fetch_bytes("records/chaos-run.jsonl").await;
+    let kb = rounded_kb(record.len());
+    let page = Page::open("records/busy-project.json&max-bytes=10000&lang=en").await;
+    let root = one(&page.body(), "[data-lane-viewer]");
+    drop_files(
+        &root,
+        vec!["chaos.jsonl".into()],
+        vec![js_sys::Uint8Array::from(record.as_slice()).into()],
+    );
+    assert!(
+        eventually_within(30_000, || page.open_anyway().is_some()).await,
+        "{}",
+        text(&page.body())
+    );
+    let button = page.open_anyway().unwrap();
+    assert_eq!(text(&button), format!("Open it anyway ({kb} kB)"));
+    button.click();
+    assert!(
+        eventually_within(30_000, || page
+            .body()
+            .query_selector("[role=tab][data-opened-file][aria-selected=true]")
+            .ok()
+            .flatten()
+            .is_some()
+            && error_codes(&page.body()).is_empty())
+        .await,
+        "{}",
+        text(&page.body())
+    );
+    assert!(page.hash().contains(&format!("max-bytes={}", kb * 1000)));
+}
+
+#[wasm_bindgen_test]
+async fn a_record_over_max_bytes_of_unknown_size_is_offered_four_times_the_limit() {
+    let page = Page::at("src=__lines/page-limit.jsonl&max-bytes=100000&lang=en").await;
+    assert!(
+        eventually_within(30_000, || page.open_anyway().is_some()).await,
+        "{}",
+        text(&page.body())
+    );
+    let (_, said) = page.limit_note().unwrap();
+    assert!(said.contains("its size is not known"), "{said}");
+    assert_eq!(
+        text(&page.open_anyway().unwrap()),
+        "Open it anyway (up to 400 kB)"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_max_bytes_that_is_not_a_whole_number_says_why_and_the_default_applies() {
+    for (bad, lang, says) in [
+        (
+            "abc",
+            "en",
+            "#max-bytes=abc is not used: expected a whole number of bytes",
+        ),
+        ("0", "en", "#max-bytes=0 is not used"),
+        ("1.5", "ja", "#max-bytes=1.5 は使えません。"),
+    ] {
+        let page = Page::open(&format!("records/index.json&max-bytes={bad}&lang={lang}")).await;
+        let (kind, said) = page.limit_note().expect("the page names the value");
+        assert_eq!(kind, "bad");
+        assert!(said.contains(says), "{said}");
+        assert!(error_codes(&page.body()).is_empty());
+    }
 }
