@@ -6,6 +6,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use lane_viewer_tests::*;
+use project_lanes::record::stream::MAX_LINE_BYTES;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -230,4 +231,74 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// What the viewer makes of `bytes` arriving in two chunks cut at `cut` (taking version 3
+/// records of at most `limit` bytes): the verdict's code and detail (for a record too large,
+/// the limit: its detail counts the bytes that had arrived, which the cut decides).
+fn read_cut(bytes: &[u8], cut: usize, limit: u64) -> (String, String) {
+    let mut incoming = lane_viewer::read::Incoming::new(limit).unhashed();
+    let (a, b) = bytes.split_at(cut);
+    incoming.push(a);
+    incoming.push(b);
+    match incoming.finish(None) {
+        Ok(_) => ("VALID".into(), String::new()),
+        Err(e) if e.kind.code() == "RECORD_TOO_LARGE" => (e.kind.code().into(), limit.to_string()),
+        Err(e) => (e.kind.code().into(), e.detail),
+    }
+}
+
+/// The one verdict the viewer gives `bytes` with `limit`, cut at every offset within 64 bytes
+/// of the limit (and not cut at all).
+fn one_verdict(bytes: &[u8], limit: u64) -> (String, String) {
+    let whole = read_cut(bytes, bytes.len(), limit);
+    let from = limit.saturating_sub(64) as usize;
+    for cut in from..=(limit as usize + 64).min(bytes.len()) {
+        assert_eq!(
+            read_cut(bytes, cut, limit),
+            whole,
+            "limit {limit}, cut at {cut}"
+        );
+    }
+    whole
+}
+
+#[wasm_bindgen_test]
+fn the_same_bytes_get_one_verdict_wherever_a_chunk_ends_around_the_limit() {
+    // Issue 54: an endless stream was once refused as INVALID_RECORD instead of
+    // RECORD_TOO_LARGE. The first fault in the bytes wins, and the byte past the limit is one.
+    let head = concat!(
+        r#"{"format":"project-lanes/record","version":3,"id":"endless","#,
+        r#""title":{"en":"Endless","ja":"終わらない記録"},"summary":{"en":"It never ends.","ja":"終わりません。"},"#,
+        r#""work_executed_here":false}"#,
+        "\n"
+    );
+    let step = "{\"op\":\"view\",\"project\":\"docs\",\"result\":\"ok\",\"lane\":{\"project\":\"docs\",\"busy\":false}}\n";
+    // An endless stream of steps, as `/__lines/endless` sends: too large, wherever the limit
+    // falls in a step.
+    let endless = [head, &step.repeat(200)].concat().into_bytes();
+    let line_end = (head.len() + 100 * step.len()) as u64;
+    for limit in [line_end - 1, line_end, line_end + 1, line_end + 30] {
+        let (code, detail) = one_verdict(&endless, limit);
+        assert_eq!(code, "RECORD_TOO_LARGE", "limit {limit}: {detail}");
+    }
+    // A line that breaks within the limit, more bytes after it: invalid, however cut.
+    let mut broken = [head, &step.repeat(10)].concat().into_bytes();
+    broken.extend_from_slice(b"{\"op\":\"view\"]\n");
+    let ends = broken.len() as u64;
+    broken.extend_from_slice(step.repeat(10).as_bytes());
+    let (code, detail) = one_verdict(&broken, ends + 1);
+    assert_eq!(code, "INVALID_JSON", "{detail}");
+    assert_eq!(one_verdict(&broken, ends - 1).0, "RECORD_TOO_LARGE");
+    // One line that never ends: invalid once it is longer than a line can be within the limit,
+    // too large when the limit comes first.
+    let mut line = head.as_bytes().to_vec();
+    line.extend_from_slice(br#"{"op":"view","project":""#);
+    line.resize(head.len() + MAX_LINE_BYTES + 128, b'x');
+    let too_long = (head.len() + MAX_LINE_BYTES + 1) as u64;
+    let (code, detail) = one_verdict(&line, too_long);
+    assert_eq!(code, "INVALID_RECORD", "{detail}");
+    assert!(detail.contains("longer than"), "{detail}");
+    let (code, detail) = one_verdict(&line, too_long - 1);
+    assert_eq!(code, "RECORD_TOO_LARGE", "{detail}");
 }
