@@ -1,10 +1,14 @@
 // The playground page (playground.html): the editor, the live viewer and the ways out. Scenarios
-// run in the playground's own module (playground/, lane-records' runner); the record is shown by
-// the usual viewer (pkg/). After every run the page dispatches `playground-ran` on `document`
-// with `{ok, code, runMs, drawMs}`, which its tests and benchmark wait for.
+// run in the playground's own module (playground/, lane-records' runner), in a Web Worker
+// (playground-runner.js) so that a long one never blocks typing; the record is shown by the
+// usual viewer (pkg/). After every run the page dispatches `playground-ran` on `document` with
+// `{ok, code, runMs, drawMs}`, which its tests and benchmark wait for; a run stopped before it
+// ends dispatches `playground-stopped` instead. `.pg-source[data-run-state]` is `running`,
+// `drawing` or `idle`.
 
 import initViewer, { mount } from "./pkg/lane_viewer.js";
 import initPlayground, * as pg from "./playground/lane_playground.js";
+import { Runner } from "./playground-runner.js";
 
 /** Milliseconds of quiet typing before the scenario runs again. */
 const QUIET_MS = 250;
@@ -41,6 +45,10 @@ const WORDS = {
     cannotStart: "The playground could not start: ",
     viewerFailed: "The viewer could not show the record: VIEWER_FAILED",
     editor: "Scenario (TOML)",
+    running: (s) => `Running on the core… ${s} s`,
+    drawing: "Showing the record…",
+    stopped: "Stopped before it ended; the record shown is from the last scenario that ran. Ctrl+Enter runs it again.",
+    runFailed: "The run stopped with an error:",
   },
   ja: {
     loading: "プレイグラウンドを起動しています…",
@@ -67,6 +75,10 @@ const WORDS = {
     cannotStart: "プレイグラウンドを起動できませんでした：",
     viewerFailed: "ビューアで記録を表示できませんでした：VIEWER_FAILED",
     editor: "シナリオ（TOML）",
+    running: (s) => `コアで実行しています… ${s} 秒`,
+    drawing: "記録を表示しています…",
+    stopped: "終わる前に中止しました。表示中の記録は、最後に実行できたシナリオのものです。Ctrl+Enter でもう一度実行します。",
+    runFailed: "実行が誤りで止まりました：",
   },
 };
 
@@ -77,6 +89,8 @@ const status = $("[data-status]");
 const errorBox = $("[data-error]");
 const recordPane = $(".pg-record");
 const host = $("[data-viewer-host]");
+const source = $(".pg-source");
+const stopButton = $("[data-stop-run]");
 
 const state = {
   lang: "en",
@@ -150,6 +164,36 @@ function setText(file, text) {
 let timer = 0;
 let running = null;
 let again = false;
+/** Runs the scenarios (set by `start`). */
+let runner = null;
+/** The phase of the run in flight, its start, and the timer that counts its seconds. */
+const run = { phase: "idle", since: 0, ticker: 0 };
+
+function setPhase(phase) {
+  run.phase = phase;
+  source.dataset.runState = phase === "starting" ? "running" : phase;
+  clearInterval(run.ticker);
+  if (phase === "starting") run.since = performance.now();
+  if (phase === "starting" || phase === "running") {
+    run.ticker = setInterval(showStatus, 1000);
+  }
+  stopButton.hidden = !(phase === "starting" || phase === "running") || !runner?.inWorker;
+  // A browser that gives no worker: said beside the editor, with why.
+  const note = $("[data-no-worker]");
+  note.hidden = runner?.inWorker !== false;
+  $("[data-no-worker-why]").textContent = runner?.why ?? "";
+  showStatus();
+}
+
+/** Stops the run in flight (the worker is ended; the next run starts a fresh one). */
+function stopRun() {
+  if (!runner?.cancel()) return;
+  again = false;
+  // Said at once; the run's own end (`runOnce`) says the same.
+  state.current = false;
+  state.stopped = true;
+  setPhase("idle");
+}
 
 function runSoon() {
   clearTimeout(timer);
@@ -182,10 +226,26 @@ let typed = false;
 async function runOnce(text) {
   typed = false;
   const started = performance.now();
-  const ran = pg.run(state.file, text);
+  const outcome = await runner.run(state.file, text);
   const runMs = performance.now() - started;
+  if (outcome.cancelled) {
+    state.current = false;
+    state.stopped = true;
+    setPhase("idle");
+    document.dispatchEvent(new CustomEvent("playground-stopped", { detail: { runMs } }));
+    return;
+  }
+  state.stopped = false;
+  const ran = outcome.ran ?? {
+    ok: false,
+    code: "RUN_FAILED",
+    file: state.file,
+    shown: `${state.file}: ${outcome.failed}`,
+    lead: `${words().runFailed}${state.lang === "ja" ? "" : " "}RUN_FAILED`,
+  };
   let drawMs = 0;
   if (ran.ok) {
+    setPhase("drawing");
     state.error = null;
     state.good = ran;
     state.current = true;
@@ -203,7 +263,7 @@ async function runOnce(text) {
     state.current = false;
   }
   state.lastMs = Math.round(runMs + drawMs);
-  showStatus();
+  setPhase("idle");
   document.dispatchEvent(
     new CustomEvent("playground-ran", {
       detail: { ok: ran.ok, code: ran.ok ? null : ran.code, runMs, drawMs },
@@ -258,8 +318,14 @@ function showStatus() {
     $("[data-error-text]").textContent = error.shown;
     $("[data-goto-error]").hidden = !ours || !error.line;
   }
-  if (ours) {
+  if (run.phase === "starting" || run.phase === "running") {
+    status.textContent = w.running(Math.floor((performance.now() - run.since) / 1000));
+  } else if (run.phase === "drawing") {
+    status.textContent = w.drawing;
+  } else if (ours) {
     status.textContent = state.good ? w.failed : w.failedNone;
+  } else if (state.stopped) {
+    status.textContent = w.stopped;
   } else if (state.good && state.current) {
     status.textContent = w.ran(state.good.steps, state.lastMs ?? 0);
   } else {
@@ -366,6 +432,7 @@ async function editBundledRecord(id) {
   if (ticket === loads) editRecord(entry.file, bytes);
 }
 
+/** Edits the record file `bytes` as a scenario; returns whether it could be. */
 function editRecord(name, bytes) {
   const edited = pg.edit(name, bytes);
   if (edited.ok) {
@@ -373,6 +440,7 @@ function editRecord(name, bytes) {
   } else {
     showError(words().editError(name), edited);
   }
+  return edited.ok;
 }
 
 async function openRecordFile(file) {
@@ -421,19 +489,26 @@ async function download(button) {
   }
 }
 
-async function copyLink() {
-  const params = new URLSearchParams({ lang: state.lang });
-  const url = new URL(location.href);
+/** Puts the editor's scenario in this tab's address (`#scenario=`); returns the link, or null
+ * for a scenario too long for one. */
+function scenarioInAddress() {
   const value = pg.share(editor.value);
-  if (value.length > MAX_LINK) {
-    status.textContent = words().linkTooLong;
-    return;
-  }
-  url.hash = `${params}&scenario=${value}`;
+  if (value.length > MAX_LINK) return null;
+  const url = new URL(location.href);
+  url.hash = `${new URLSearchParams({ lang: state.lang })}&scenario=${value}`;
   try {
     history.replaceState(null, "", url);
   } catch {
-    // The link is still shown below to copy.
+    // The link is still there to copy.
+  }
+  return url;
+}
+
+async function copyLink() {
+  const url = scenarioInAddress();
+  if (url === null) {
+    status.textContent = words().linkTooLong;
+    return;
   }
   const input = $("[data-link]");
   input.value = url.href;
@@ -461,7 +536,9 @@ async function start() {
         : "en";
   setLang(lang);
   status.textContent = words().loading;
-  await Promise.all([initViewer(), initPlayground()]);
+  const [, module] = await Promise.all([initViewer(), compilePlayground()]);
+  await initPlayground({ module_or_path: module });
+  runner = new Runner(module, pg.run, setPhase);
   starts = pg.starts();
   try {
     const response = await fetch(new URL("records/index.json", document.baseURI));
@@ -499,6 +576,7 @@ async function start() {
     button.addEventListener("click", () => download(button));
   }
   $("[data-copy-link]").addEventListener("click", copyLink);
+  stopButton.addEventListener("click", stopRun);
 
   // A link opened in this tab changes only the fragment: follow it.
   addEventListener("hashchange", () => {
@@ -508,6 +586,14 @@ async function start() {
     if (["scenario", "record", "from"].some((name) => params.has(name))) fromFragment(false);
   });
   await fromFragment(true);
+}
+
+/** The playground's module, compiled once: the page and every worker it starts share it. */
+async function compilePlayground() {
+  const url = new URL("playground/lane_playground_bg.wasm", import.meta.url);
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 /** Loads what the fragment names: a shared scenario, a bundled record, the record of the page
@@ -577,8 +663,9 @@ function fromOpener() {
           file: name,
           shown: `${name}: the viewer keeps the text of a record of at most 16 MiB, and this one is larger`,
         });
-      } else {
-        editRecord(name, new TextEncoder().encode(data.text));
+      } else if (editRecord(name, new TextEncoder().encode(data.text))) {
+        // Reloaded, the tab keeps the scenario without the page that opened it (closed by then).
+        scenarioInAddress();
       }
     }
     addEventListener("message", listen);

@@ -110,6 +110,16 @@ impl Playground {
     /// Ctrl+Enter in the editor: runs the scenario at once; waits for the run.
     pub async fn run_now(&self) {
         let before = self.runs();
+        self.press_run();
+        assert!(
+            eventually_within(60_000, || self.runs() > before).await,
+            "Ctrl+Enter ran the scenario: {}",
+            self.body_text()
+        );
+    }
+
+    /// Ctrl+Enter in the editor, without waiting for the run.
+    pub fn press_run(&self) {
         let init = web_sys::KeyboardEventInit::new();
         init.set_key("Enter");
         init.set_ctrl_key(true);
@@ -118,11 +128,11 @@ impl Playground {
         let event =
             web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
         self.one("[data-editor]").dispatch_event(&event).unwrap();
-        assert!(
-            eventually_within(60_000, || self.runs() > before).await,
-            "Ctrl+Enter ran the scenario: {}",
-            self.body_text()
-        );
+    }
+
+    /// `.pg-source[data-run-state]`: `running`, `drawing` or `idle`.
+    pub fn run_state(&self) -> String {
+        attr(&self.one(".pg-source"), "data-run-state").unwrap_or_default()
     }
 
     /// Waits until the frame's page has drawn a frame.
@@ -241,4 +251,21 @@ impl Drop for Playground {
     fn drop(&mut self) {
         self.frame.remove();
     }
+}
+
+/// A scenario of `pairs` claims of one lane, each released: `2 * pairs` operations (a scenario
+/// may hold 10,000), long enough to run for a while.
+pub fn long_scenario(id: &str, pairs: usize) -> String {
+    let mut text = format!(
+        "format = \"project-lanes/scenario\"\nversion = 1\nid = \"{id}\"\n\
+         projects = [\"docs\", \"site\"]\nuntouched_project = \"site\"\n\n\
+         [title]\nen = \"Long\"\nja = \"長い\"\n\n[summary]\nen = \"Long.\"\nja = \"長い。\"\n"
+    );
+    for i in 1..=pairs {
+        text.push_str(&format!(
+            "\n[[steps]]\nop = \"claim\"\nproject = \"docs\"\nrun = \"r-{i}\"\n\n\
+             [[steps]]\nop = \"release\"\nlease = \"L{i}\"\noutcome = \"succeeded\"\n"
+        ));
+    }
+    text
 }

@@ -9,7 +9,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::Reflect;
-use lane_viewer_tests::playground::Playground;
+use lane_viewer_tests::playground::{Playground, long_scenario};
 use lane_viewer_tests::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -278,6 +278,81 @@ fn open_in_a_frame() -> String {
 }
 
 #[wasm_bindgen_test]
+async fn playground_a_long_scenario_runs_off_the_page_and_typing_goes_on_meanwhile() {
+    let page = Playground::open("lang=en", 1280).await;
+    let before = page.runs();
+    let long = long_scenario("long-run", 5_000);
+    page.set_text(&long);
+    page.press_run();
+    // Typed while the scenario runs: the text is in the editor, and the page draws a frame,
+    // before the run ends (on the page's own thread, the run would have ended inside the key
+    // press, before this line).
+    let typed = format!("{long}# typed meanwhile\n");
+    page.input_text(&typed);
+    page.next_frame().await;
+    assert_eq!(page.editor_text(), typed);
+    assert_eq!(
+        page.runs(),
+        before,
+        "the run ended before the page drew a frame"
+    );
+    assert_eq!(page.run_state(), "running");
+    assert!(
+        text(&page.one("[data-status]")).starts_with("Running on the core"),
+        "{}",
+        text(&page.one("[data-status]"))
+    );
+    assert!(!page.one("[data-stop-run]").has_attribute("hidden"));
+    // The long run ends, then the text typed meanwhile runs.
+    assert!(
+        eventually_within(120_000, || page.runs() >= before + 2).await,
+        "{}",
+        page.body_text()
+    );
+    assert_eq!(page.last_run(), (true, None));
+    assert_eq!(page.selected_record().as_deref(), Some("long-run"));
+    assert!(
+        text(&page.one("[data-status]")).starts_with("Ran on the core: 10,000 steps"),
+        "{}",
+        text(&page.one("[data-status]"))
+    );
+    assert_eq!(page.run_state(), "idle");
+    assert!(page.one("[data-stop-run]").has_attribute("hidden"));
+    assert!(page.one("[data-no-worker]").has_attribute("hidden"));
+}
+
+#[wasm_bindgen_test]
+async fn playground_stop_ends_a_long_run_and_the_page_goes_on() {
+    let page = Playground::open("lang=ja", 1280).await;
+    let first = page.editor_text();
+    let before = page.runs();
+    page.set_text(&long_scenario("long-run", 5_000));
+    page.press_run();
+    page.next_frame().await;
+    assert_eq!(page.run_state(), "running");
+    click(&page.one("[data-stop-run]"));
+    assert_eq!(page.run_state(), "idle");
+    assert!(page.one("[data-stop-run]").has_attribute("hidden"));
+    let status = text(&page.one("[data-status]"));
+    assert!(status.starts_with("終わる前に中止しました"), "{status}");
+    assert!(page.disabled("[data-download=record]"));
+    // Run at once after the stop: had the long run gone on, this one would wait behind it and
+    // the long record would come first.
+    let after = first.replacen("id = \"independent-claims\"", "id = \"after-stop\"", 1);
+    assert_ne!(after, first);
+    page.set_text(&after);
+    page.run_now().await;
+    assert_eq!(page.runs(), before + 1);
+    assert_eq!(page.last_run(), (true, None));
+    assert_eq!(page.selected_record().as_deref(), Some("after-stop"));
+    assert_eq!(page.record_state(), "current");
+    // And typing goes on running.
+    let again = after.replacen("run = \"deploy-7\"", "run = \"deploy-8\"", 1);
+    assert_ne!(again, after);
+    assert_eq!(page.type_text(&again).await, (true, None));
+}
+
+#[wasm_bindgen_test]
 async fn playground_edit_this_record_on_the_standalone_page_takes_any_record_shown() {
     let frame = site_page_frame("index.html", "lang=en", &open_in_a_frame(), 1280).await;
     let root = || {
@@ -359,8 +434,22 @@ async fn playground_edit_this_record_on_the_standalone_page_takes_any_record_sho
     let (name, bytes) = page.offered("[data-download=record]").await;
     assert_eq!(name, "my-claims.json");
     assert!(bytes == mine.as_bytes(), "the record came back different");
+    // The tab's address now holds the scenario: reloaded once the page that opened it is
+    // closed, it needs that page no more.
+    let hash = Reflect::get(&page.window(), &"location".into())
+        .and_then(|l| Reflect::get(&l, &"hash".into()))
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(hash.contains("scenario="), "{hash}");
+    let edited = page.editor_text();
     drop(page);
     frame.remove();
+    let reloaded = Playground::open(hash.trim_start_matches('#'), 1280).await;
+    assert_eq!(reloaded.last_run(), (true, None));
+    assert_eq!(reloaded.editor_text(), edited);
+    assert_eq!(reloaded.selected_record().as_deref(), Some("my-claims"));
+    drop(reloaded);
 
     // A tab at #from=opener whose opener never answers (here: the test's page) says so.
     let page = Playground::open("from=opener", 1280).await;

@@ -172,13 +172,15 @@ pub fn dist() -> Result<PathBuf> {
 }
 
 /// The files of `www/` a site holds.
-pub const PAGES: [&str; 6] = [
+pub const PAGES: [&str; 8] = [
     "index.html",
     "embed.html",
     "site.css",
     "playground.html",
     "playground.js",
     "playground.css",
+    "playground-runner.js",
+    "playground-worker.js",
 ];
 
 /// The element's ES module and what it imports (`web/js/`), next to `pkg/` in a site.

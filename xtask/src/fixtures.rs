@@ -41,6 +41,8 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         "playground.html",
         "playground.js",
         "playground.css",
+        "playground-runner.js",
+        "playground-worker.js",
     ] {
         copy(&root.join("www").join(page), &site.join(page))?;
     }
