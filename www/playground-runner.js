@@ -32,19 +32,23 @@ export class Runner {
     if (this.ready) return this.ready;
     this.ready = new Promise((resolve) => {
       let worker;
+      let blobUrl = null;
       try {
         const url = new URL("playground-worker.js", import.meta.url).href;
         const blob = new Blob([`import ${JSON.stringify(url)};\n`], { type: "text/javascript" });
-        const blobUrl = URL.createObjectURL(blob);
+        blobUrl = URL.createObjectURL(blob);
         worker = new Worker(blobUrl, { type: "module" });
-        URL.revokeObjectURL(blobUrl);
       } catch (error) {
+        if (blobUrl) URL.revokeObjectURL(blobUrl);
         this.fallBack(String(error));
         resolve(false);
         return;
       }
       const timer = setTimeout(() => fail("no answer from the worker"), START_MS);
+      // Kept until the worker has loaded it: WebKit reads the blob after `new Worker` returns.
+      const loaded = () => URL.revokeObjectURL(blobUrl);
       const fail = (why) => {
+        loaded();
         clearTimeout(timer);
         worker.terminate();
         if (this.worker === worker) this.worker = null;
@@ -58,6 +62,7 @@ export class Runner {
       worker.onmessage = (event) => {
         const message = event.data;
         if (message.type === "ready") {
+          loaded();
           clearTimeout(timer);
           worker.onerror = (event) => this.workerFailed(event.message || "the worker stopped");
           resolve(true);

@@ -302,6 +302,11 @@ async fn playground_a_long_scenario_runs_off_the_page_and_typing_goes_on_meanwhi
         "{}",
         text(&page.one("[data-status]"))
     );
+    assert!(
+        page.one("[data-no-worker]").has_attribute("hidden"),
+        "the page found no worker: {}",
+        text(&page.one("[data-no-worker-why]"))
+    );
     assert!(!page.one("[data-stop-run]").has_attribute("hidden"));
     // The long run ends, then the text typed meanwhile runs.
     assert!(

@@ -48,7 +48,17 @@ const NOT_IN: &[(Engine, &str, &str)] = &[
     ),
     (Engine::Firefox, SELECT_IN_FOCUSOUT, NO_FOCUSOUT_ON_REMOVAL),
     (Engine::WebKit, SELECT_IN_FOCUSOUT, NO_FOCUSOUT_ON_REMOVAL),
+    (Engine::WebKit, PLAYGROUND_LONG_RUN, NO_PLAYGROUND_WORKER),
+    (Engine::WebKit, PLAYGROUND_STOP, NO_PLAYGROUND_WORKER),
 ];
+
+/// Two tests of the playground's worker: a long run that typing does not wait for, and its stop.
+const PLAYGROUND_LONG_RUN: &str = "playground_a_long_scenario_runs_off_the_page";
+const PLAYGROUND_STOP: &str = "playground_stop_ends_a_long_run";
+const NO_PLAYGROUND_WORKER: &str = "WebKitGTK refuses the playground's worker in the tests' frame \
+    (a module worker from a Blob URL importing the site's script from another origin: an `error` \
+    event with no message), so the page runs scenarios on its own thread and says so, as it \
+    should; the tests check the worker (they run in Chromium and Firefox)";
 
 /// Two tests that call the viewer from a `focusout` handler while the viewer rebuilds.
 const SELECT_STEP_IN_FOCUSOUT: &str = "select_step_called_while_the_viewer_rebuilds_takes_effect";
