@@ -53,8 +53,9 @@ const NOT_IN: &[(Engine, &str, &str)] = &[
 ];
 
 /// Two tests of the playground's worker: a long run that typing does not wait for, and its stop.
-const PLAYGROUND_LONG_RUN: &str = "playground_a_long_scenario_runs_off_the_page";
-const PLAYGROUND_STOP: &str = "playground_stop_ends_a_long_run";
+const PLAYGROUND_LONG_RUN: &str =
+    "playground_a_long_scenario_runs_off_the_page_and_typing_goes_on_meanwhile";
+const PLAYGROUND_STOP: &str = "playground_stop_ends_a_long_run_and_the_page_goes_on";
 const NO_PLAYGROUND_WORKER: &str = "WebKitGTK refuses the playground's worker in the tests' frame \
     (a module worker from a Blob URL importing the site's script from another origin: an `error` \
     event with no message), so the page runs scenarios on its own thread and says so, as it \
