@@ -156,6 +156,15 @@ impl Prover {
     }
 
     fn step(&mut self, step: &Step) -> Result<(), Broken> {
+        // A record without a chain line before its first step has none (`Item::Chain`): no
+        // link is ever computed, so the handles it issues are not kept (a million-step
+        // record issues hundreds of thousands).
+        let Some(head) = self.head else {
+            return match step.proof {
+                Some(_) => Err(broken("h", "a chained step needs the chain line before it")),
+                None => Ok(()),
+            };
+        };
         // Handles first: a later step may name what this one issued.
         match (step.op, &step.answer) {
             (Op::Claim, Answer::Ok) => self.leases.push((
@@ -166,12 +175,6 @@ impl Prover {
             (Op::Enqueue, Answer::Ok) => self.reservations.push(step.proof.and_then(|p| p.issued)),
             _ => {}
         }
-        let Some(head) = self.head else {
-            return match step.proof {
-                Some(_) => Err(broken("h", "a chained step needs the chain line before it")),
-                None => Ok(()),
-            };
-        };
         let Some(proof) = step.proof else {
             self.unchained += 1;
             return Ok(());
