@@ -7,7 +7,7 @@ use std::io::Write;
 use project_lanes::dispatch::{ReservationId, ReservationView};
 use project_lanes::journal::{Export, ExportError, Exporter, write_item};
 use project_lanes::record::chain::ChainHead;
-use project_lanes::record::checkpoint::{Checkpoint, SigningKey};
+use project_lanes::record::checkpoint::SigningKey;
 use project_lanes::record::stream::{Item, Writer};
 use project_lanes::record::{Record, Timestamp};
 
@@ -228,23 +228,7 @@ fn signed_checkpoint(
     root: ChainHead,
     key: &SigningKey,
 ) -> Result<String, JournalError> {
-    let row = tx
-        .query_one(
-            &format!("SELECT id, clock_timestamp() FROM {schema}.lanes_identity"),
-            &[],
-        )
-        .map_err(PgError::from)?;
-    let journal: String = row.try_get(0).map_err(PgError::from)?;
-    let now: std::time::SystemTime = row.try_get(1).map_err(PgError::from)?;
-    let time = read::timestamp(now).ok_or_else(|| {
-        PgError::Config("the server's clock reads a time before 1970 or past 9999".into())
-    })?;
-    let checkpoint = Checkpoint {
-        journal,
-        links: root.links,
-        root: root.hash,
-        time,
-    };
+    let checkpoint = super::checkpoint_at(tx, schema, root)?;
     checkpoint.check().map_err(|e| {
         PgError::Config(format!(
             "this journal's identity cannot be checkpointed: {e}"

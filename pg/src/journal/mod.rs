@@ -148,12 +148,19 @@ pub fn checkpoint(config: &PgConfig) -> Result<Checkpoint, JournalError> {
 fn checkpoint_here(config: &PgConfig) -> Result<Checkpoint, JournalError> {
     let mut client = read::connect(config)?;
     let sealed = seal::seal(&mut client, &config.schema)?;
+    checkpoint_at(&mut client, &config.schema, sealed.head)
+}
+
+/// A checkpoint of the journal in `schema` at `head`: its identity and the server's time, read
+/// by `client` (in a snapshot when it is a transaction).
+fn checkpoint_at(
+    client: &mut impl postgres::GenericClient,
+    schema: &str,
+    head: project_lanes::record::chain::ChainHead,
+) -> Result<Checkpoint, JournalError> {
     let row = client
         .query_one(
-            &format!(
-                "SELECT id, clock_timestamp() FROM {}.lanes_identity",
-                config.schema
-            ),
+            &format!("SELECT id, clock_timestamp() FROM {schema}.lanes_identity"),
             &[],
         )
         .map_err(PgError::from)?;
@@ -164,8 +171,8 @@ fn checkpoint_here(config: &PgConfig) -> Result<Checkpoint, JournalError> {
     })?;
     Ok(Checkpoint {
         journal,
-        links: sealed.head.links,
-        root: sealed.head.hash,
+        links: head.links,
+        root: head.hash,
         time,
     })
 }
