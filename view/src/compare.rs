@@ -19,8 +19,7 @@ use project_lanes::record::diff::{ChangeKind, Diff};
 
 use crate::diff::{Item, approximate, asked, items, response, step, summary};
 use crate::i18n::{DiffMsg, Lang, fill, group, text};
-use crate::panel::isolated;
-use crate::tree::{N, Tree};
+use crate::tree::{N, Tree, isolated};
 
 /// At most this many differences are listed (and marked on the strip).
 pub const LISTED: usize = 200;

@@ -155,6 +155,9 @@ impl<T> Entry<T> {
     }
 }
 
+/// How many hex digits of a root are shown (the whole is copied, and in the title).
+pub const ROOT_SHOWN: usize = 12;
+
 /// A record's hash chain, recomputed by the reader when it was read (version 3 records of a
 /// journal; `project_lanes::record::stream::Chain`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -10,9 +10,8 @@ use project_lanes::record::Text;
 use crate::entry::{Content, Entry};
 use crate::error::LoadError;
 use crate::i18n::{Lang, Msg, Term, binary_size, fill, text};
-use crate::panel::isolated;
 use crate::state::Pin;
-use crate::tree::{N, Tree};
+use crate::tree::{N, Tree, isolated};
 
 /// The accessible name of a viewer's region (`role="region"`): what it shows, the title of
 /// the record (`title`, or "Records" before there is one), so that several viewers on a page

@@ -13,14 +13,14 @@ use project_lanes::LaneView;
 use project_lanes::record::{Record, ReplayMismatch};
 
 use crate::describe;
-use crate::entry::{Entry, Loaded, Proof, Verification};
+use crate::entry::{Entry, Loaded, Proof, ROOT_SHOWN, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
 use crate::recorded;
 use crate::step_window;
 use crate::time::{Local, Zone};
-use crate::tree::{N, Tree};
+use crate::tree::{N, Tree, isolated};
 
 /// The panel of a record still loading: its title and a loading line.
 pub fn pending<T>(t: &mut Tree, parent: N, lang: Lang, entry: &Entry<T>) {
@@ -56,9 +56,6 @@ pub fn head<T>(t: &mut Tree, parent: N, lang: Lang, loaded: &Loaded<T>) -> &'sta
     chain(t, parent, lang, &loaded.proof);
     code
 }
-
-/// How many hex digits of a root are shown (the whole is copied, and in the title).
-pub const ROOT_SHOWN: usize = 12;
 
 /// The record's hash chain under the verification line (`[data-chain]`, `[data-signer]`), and
 /// its root hash, its identity, in short form with a button that copies it whole
@@ -161,24 +158,6 @@ fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
         let p = t.el_text(parent, "p", "lv-time-marks", &marks);
         t.attr_number(p, "data-time-marks", notes.marked as u64);
     }
-}
-
-/// `template` with `{0}`, `{1}`, … as `values`, each in a `<bdi>`: record text in a sentence
-/// stays isolated, so a right-to-left override inside it cannot reorder the sentence around it.
-pub(crate) fn isolated(t: &mut Tree, parent: N, template: &str, values: &[&str]) {
-    // Each placeholder found as `fill` finds it (a char, not a string search, which would bring
-    // its own searcher into the wasm).
-    let mut rest = template;
-    while let Some(at) = rest.find('{') {
-        let (before, after) = rest.split_at(at);
-        t.text(parent, before);
-        let digit = after.as_bytes().get(1).map_or(0, |d| d.wrapping_sub(b'0')) as usize;
-        if let Some(value) = values.get(digit) {
-            t.el_text(parent, "bdi", "", value);
-        }
-        rest = after.get(3..).unwrap_or_default();
-    }
-    t.text(parent, rest);
 }
 
 /// The note that a record came without an index: no SHA-256 to compare (`[data-no-hash]`).

@@ -10,7 +10,7 @@ use project_lanes::dispatch::{
 };
 use project_lanes::journal::{Actor, Answer, Call, Entry, LeaseKey, State};
 use project_lanes::record::Timestamp;
-use project_lanes::record::chain::ChainHead;
+use project_lanes::record::chain::{ChainHead, Hash};
 use project_lanes::{Label, LaneState, LaneView, Outcome, Receipt};
 
 use super::start;
@@ -195,7 +195,7 @@ pub(crate) fn head_in(
             let link: i64 = row.try_get(3).map_err(PgError::from)?;
             let hash: Option<Vec<u8>> = row.try_get(4).map_err(PgError::from)?;
             if chained {
-                chain = Some(super::seal::chain_head(seq, link, hash.as_deref())?);
+                chain = Some(chain_head(seq, link, hash.as_deref())?);
             }
             (seq, start::decode(&text, seq)?, Some(before))
         }
@@ -675,9 +675,7 @@ pub(crate) fn entry(row: &Row) -> Result<StoredEntry, JournalError> {
         .map_err(|e| corrupt(format!("unreadable hash: {e}")))?;
     let chain = match (link, hash) {
         (None, None) => None,
-        (Some(link), hash) if link > 0 => {
-            Some(super::seal::chain_head(seq, link, hash.as_deref())?)
-        }
+        (Some(link), hash) if link > 0 => Some(chain_head(seq, link, hash.as_deref())?),
         (link, hash) => {
             return Err(corrupt(format!(
                 "an impossible seal: link {} and {}",
@@ -723,4 +721,25 @@ fn shown(text: &str) -> String {
 /// A number read from a row, or NULL.
 fn number(n: Option<i64>) -> String {
     n.map_or_else(|| "NULL".into(), |n| n.to_string())
+}
+
+/// A link number and hash read back (hash `None`: link 0), or why they are not one.
+pub(crate) fn chain_head(
+    seq: i64,
+    link: i64,
+    hash: Option<&[u8]>,
+) -> Result<ChainHead, JournalError> {
+    let corrupt = |message: String| JournalError::Corrupt { seq, message };
+    let links = u64::try_from(link).map_err(|_| corrupt(format!("a negative link ({link})")))?;
+    let hash = match hash {
+        None if links == 0 => Hash::ZERO,
+        None => return Err(corrupt(format!("link {link} without a hash"))),
+        Some(bytes) => Hash(bytes.try_into().map_err(|_| {
+            corrupt(format!(
+                "a hash of {} bytes, not 32 (link {link})",
+                bytes.len()
+            ))
+        })?),
+    };
+    Ok(ChainHead { links, hash })
 }

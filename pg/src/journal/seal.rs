@@ -29,7 +29,7 @@
 //! it, a sealed row after an unsealed one included.
 
 use postgres::Transaction;
-use project_lanes::record::chain::{ChainHead, Hash};
+use project_lanes::record::chain::ChainHead;
 
 use super::JournalError;
 use super::read::{self, COLUMNS};
@@ -112,7 +112,7 @@ pub(crate) fn head_in(
     let seq: i64 = row.try_get(0).map_err(PgError::from)?;
     let link: i64 = row.try_get(1).map_err(PgError::from)?;
     let hash: Vec<u8> = row.try_get(2).map_err(PgError::from)?;
-    Ok((chain_head(seq, link, Some(&hash))?, seq))
+    Ok((read::chain_head(seq, link, Some(&hash))?, seq))
 }
 
 /// The chain before the journal's first remaining row, and that row's predecessor's `seq` (0
@@ -136,28 +136,7 @@ pub(crate) fn start_in(
     let seq: i64 = row.try_get(0).map_err(PgError::from)?;
     let link: i64 = row.try_get(1).map_err(PgError::from)?;
     let hash: Option<Vec<u8>> = row.try_get(2).map_err(PgError::from)?;
-    Ok((chain_head(seq, link, hash.as_deref())?, seq))
-}
-
-/// A link number and hash read back (hash `None`: link 0), or why they are not one.
-pub(crate) fn chain_head(
-    seq: i64,
-    link: i64,
-    hash: Option<&[u8]>,
-) -> Result<ChainHead, JournalError> {
-    let corrupt = |message: String| JournalError::Corrupt { seq, message };
-    let links = u64::try_from(link).map_err(|_| corrupt(format!("a negative link ({link})")))?;
-    let hash = match hash {
-        None if links == 0 => Hash::ZERO,
-        None => return Err(corrupt(format!("link {link} without a hash"))),
-        Some(bytes) => Hash(bytes.try_into().map_err(|_| {
-            corrupt(format!(
-                "a hash of {} bytes, not 32 (link {link})",
-                bytes.len()
-            ))
-        })?),
-    };
-    Ok(ChainHead { links, hash })
+    Ok((read::chain_head(seq, link, hash.as_deref())?, seq))
 }
 
 /// Seals the unsealed rows up to `horizon`, in a transaction that holds [`lock_sealers`].

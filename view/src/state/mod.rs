@@ -94,7 +94,7 @@ impl std::ops::BitOrAssign for Changes {
 pub struct Pin {
     /// The link's `root`, as written.
     pub expected: String,
-    /// The record's root in short form ([`crate::panel::ROOT_SHOWN`] digits).
+    /// The record's root in short form ([`crate::entry::ROOT_SHOWN`] digits).
     pub found: Option<String>,
 }
 
@@ -519,7 +519,7 @@ impl<T> State<T> {
         }
         self.pin = Some(Pin {
             expected: given.to_string(),
-            found: found.map(|f| f[..crate::panel::ROOT_SHOWN].to_string()),
+            found: found.map(|f| f[..crate::entry::ROOT_SHOWN].to_string()),
         });
         false
     }

@@ -300,6 +300,24 @@ impl Tree {
     }
 }
 
+/// `template` with `{0}`, `{1}`, … as `values`, each in a `<bdi>`: record text in a sentence
+/// stays isolated, so a right-to-left override inside it cannot reorder the sentence around it.
+pub(crate) fn isolated(t: &mut Tree, parent: N, template: &str, values: &[&str]) {
+    // Each placeholder found as `fill` finds it (a char, not a string search, which would bring
+    // its own searcher into the wasm).
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        let (before, after) = rest.split_at(at);
+        t.text(parent, before);
+        let digit = after.as_bytes().get(1).map_or(0, |d| d.wrapping_sub(b'0')) as usize;
+        if let Some(value) = values.get(digit) {
+            t.el_text(parent, "bdi", "", value);
+        }
+        rest = after.get(3..).unwrap_or_default();
+    }
+    t.text(parent, rest);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
