@@ -5,12 +5,10 @@
 
 use std::fmt;
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::{Signature, Signer};
 use sha2::{Digest, Sha256};
 
-use super::CheckpointError;
+use super::{CheckpointError, base64};
 
 /// The algorithm byte of Ed25519 in a key file and in a key id.
 const ED25519: u8 = 1;
@@ -64,9 +62,8 @@ fn fields(name: &str, id: &str, key: &str) -> Result<(u32, [u8; 32]), Checkpoint
     } else {
         return Err(malformed(ID));
     };
-    let bytes = STANDARD
-        .decode(key)
-        .map_err(|_| malformed("its key should be standard base64"))?;
+    let bytes =
+        base64::decode(key).ok_or_else(|| malformed("its key should be standard base64"))?;
     match bytes.split_first() {
         None => Err(CheckpointError::KeyLength { bytes: 0 }),
         Some((&algorithm, _)) if algorithm != ED25519 => {
@@ -166,7 +163,7 @@ impl SigningKey {
             "{PRIVATE}{}+{:08x}+{}",
             self.name,
             self.id,
-            STANDARD.encode(&key)
+            base64::encode(&key)
         )
     }
 
@@ -190,7 +187,7 @@ impl SigningKey {
         let mut bytes = Vec::with_capacity(68);
         bytes.extend_from_slice(&self.id.to_be_bytes());
         bytes.extend_from_slice(&signature.to_bytes());
-        format!("\u{2014} {} {}\n", self.name, STANDARD.encode(&bytes))
+        format!("\u{2014} {} {}\n", self.name, base64::encode(&bytes))
     }
 }
 
@@ -258,7 +255,7 @@ impl VerifierKey {
         let mut key = Vec::with_capacity(33);
         key.push(ED25519);
         key.extend_from_slice(self.key.as_bytes());
-        format!("{}+{}", self.fingerprint(), STANDARD.encode(&key))
+        format!("{}+{}", self.fingerprint(), base64::encode(&key))
     }
 
     /// `<name>+<8 hex key id>`: how the key is named to a person (and the start of its text).
@@ -310,7 +307,7 @@ mod tests {
         let key = SigningKey::parse(SIGNER).unwrap();
         assert_eq!(key.signature_line(TEXT.as_bytes()), LINE);
         let encoded = LINE.trim_end().rsplit(' ').next().unwrap();
-        let bytes = STANDARD.decode(encoded).unwrap();
+        let bytes = base64::decode(encoded).unwrap();
         let (id, signature) = bytes.split_at(4);
         assert_eq!(id, 0xc74f_20a3_u32.to_be_bytes());
         assert!(key.verifier().verifies(TEXT.as_bytes(), signature));

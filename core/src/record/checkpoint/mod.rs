@@ -60,12 +60,10 @@
 //! [C2SP signed note]: https://c2sp.org/signed-note
 //! [C2SP tlog checkpoint]: https://c2sp.org/tlog-checkpoint
 
+mod base64;
 mod error;
 mod key;
 mod note;
-
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 
 pub use error::CheckpointError;
 pub use key::{SigningKey, VerifierKey};
@@ -103,7 +101,7 @@ impl Checkpoint {
             "{ORIGIN_PREFIX}{}\n{}\n{}\ntime {}\n",
             self.journal,
             self.links,
-            STANDARD.encode(self.root.0),
+            base64::encode(&self.root.0),
             self.time
         )
     }

@@ -1,11 +1,8 @@
 //! Reading a checkpoint's text: the body's four lines, then a blank line and signature lines
 //! (C2SP signed-note), and verifying a signature over the exact body bytes.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
-
 use super::key::{fingerprint, is_key_name};
-use super::{Checkpoint, CheckpointError, ORIGIN_PREFIX, VerifierKey};
+use super::{Checkpoint, CheckpointError, ORIGIN_PREFIX, VerifierKey, base64};
 use crate::record::Timestamp;
 use crate::record::chain::Hash;
 
@@ -274,9 +271,8 @@ fn parse_links(text: &str) -> Result<u64, CheckpointError> {
 /// The root: 32 bytes in standard, padded base64 (one spelling per root: the decoder refuses
 /// stray bits).
 fn parse_root(text: &str) -> Result<Hash, CheckpointError> {
-    let bytes = STANDARD
-        .decode(text)
-        .map_err(|_| line_error(3, "the root, 32 bytes in standard base64"))?;
+    let bytes = base64::decode(text)
+        .ok_or_else(|| line_error(3, "the root, 32 bytes in standard base64"))?;
     match <[u8; 32]>::try_from(bytes.as_slice()) {
         Ok(root) => Ok(Hash(root)),
         Err(_) => Err(CheckpointError::RootLength { bytes: bytes.len() }),
@@ -294,7 +290,7 @@ fn parse_signature(number: usize, content: &str) -> Result<Signature, Checkpoint
     if !is_key_name(name) {
         return Err(refuse());
     }
-    let bytes = STANDARD.decode(encoded).map_err(|_| refuse())?;
+    let bytes = base64::decode(encoded).ok_or_else(refuse)?;
     match bytes.split_first_chunk::<4>() {
         Some((id, signature)) if !signature.is_empty() => Ok(Signature {
             name: name.to_owned(),
