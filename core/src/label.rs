@@ -65,8 +65,8 @@ static FOLLOWING: [bool; 256] = {
 /// A project or run label that satisfies the label rule.
 ///
 /// Leases, lanes and receipts keep their labels as `Label`s. Labels up to 30 bytes (most of
-/// them) are stored inline, so claiming and releasing such a lane allocates nothing; longer labels
-/// share one heap allocation between the lease, the lane and the receipt. A `Label` dereferences
+/// them; 22 on wasm32) are stored inline, so claiming and releasing such a lane allocates
+/// nothing; longer labels share one heap allocation between the lease, the lane and the receipt. A `Label` dereferences
 /// to `&str`, compares with strings, and serializes as a plain string; deserializing checks the
 /// rule.
 ///
@@ -83,8 +83,14 @@ static FOLLOWING: [bool; 256] = {
 #[derive(Clone)]
 pub struct Label(Repr);
 
-/// Labels up to this many bytes are stored inline; longer ones share one heap allocation.
+/// Labels up to this many bytes are stored inline; longer ones share one heap allocation. A
+/// label is then 32 bytes. On wasm32, where a shared label's pointer is 8 bytes, 22: a label is
+/// 24 bytes, and a viewer that holds a million steps (each with up to four labels in its
+/// result) holds less.
+#[cfg(not(target_arch = "wasm32"))]
 const INLINE: usize = 30;
+#[cfg(target_arch = "wasm32")]
+const INLINE: usize = 22;
 
 enum Repr {
     Inline { len: u8, bytes: [u8; INLINE] },

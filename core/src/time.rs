@@ -26,7 +26,18 @@ use crate::label::Quoted;
 /// # Ok::<(), project_lanes::record::TimestampError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(u64);
+pub struct Timestamp(Millis);
+
+/// Milliseconds since 1970 plus one: never zero, so an `Option<Timestamp>` (a step's time) is
+/// eight bytes, not sixteen. The order is the times'.
+type Millis = std::num::NonZeroU64;
+
+impl Timestamp {
+    /// The moment `millis` milliseconds after 1970 (checked to be before [`END`]).
+    fn at(millis: u64) -> Timestamp {
+        Timestamp(Millis::MIN.saturating_add(millis))
+    }
+}
 
 /// Milliseconds from 1970-01-01T00:00:00.000Z to 10000-01-01T00:00:00.000Z.
 const END: u64 = 253_402_300_800_000;
@@ -49,7 +60,7 @@ impl Timestamp {
     /// 9999.
     pub fn from_millis(millis: u64) -> Result<Timestamp, TimestampError> {
         if millis < END {
-            Ok(Timestamp(millis))
+            Ok(Timestamp::at(millis))
         } else {
             Err(TimestampError(format!(
                 "{millis} milliseconds after 1970 is beyond the year 9999"
@@ -59,13 +70,14 @@ impl Timestamp {
 
     /// Milliseconds since 1970-01-01T00:00:00.000Z (what JavaScript's `Date` takes).
     pub fn millis(self) -> u64 {
-        self.0
+        self.0.get() - 1
     }
 }
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (days, ms) = (self.0 / MILLIS_PER_DAY, self.0 % MILLIS_PER_DAY);
+        let millis = self.millis();
+        let (days, ms) = (millis / MILLIS_PER_DAY, millis % MILLIS_PER_DAY);
         let (year, month, day) = civil_from_days(days);
         let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
         write!(
@@ -114,7 +126,7 @@ impl std::str::FromStr for Timestamp {
             return Err(refuse());
         }
         let days = days_from_civil(year, month, day);
-        Ok(Timestamp(
+        Ok(Timestamp::at(
             days * MILLIS_PER_DAY + h * 3_600_000 + m * 60_000 + s * 1000 + milli,
         ))
     }

@@ -462,15 +462,15 @@ impl Cut {
                 if matches!(entry.call, Call::Enqueue { .. }) {
                     self.issue_id(view.id);
                 }
-                StepResult::Reservation(self.view(view)?)
+                StepResult::Reservation(Box::new(self.view(view)?))
             }
-            Answer::Dispatched(view) => StepResult::Dispatched(self.view(view)?),
+            Answer::Dispatched(view) => StepResult::Dispatched(Box::new(self.view(view)?)),
             Answer::Nothing(nothing) => StepResult::Nothing(nothing.clone()),
-            Answer::Persisting(view) => StepResult::Persisting(self.view(view)?),
+            Answer::Persisting(view) => StepResult::Persisting(Box::new(self.view(view)?)),
             Answer::Settled(settled) => {
                 let mut settled = settled.clone();
                 settled.reservation = self.id(settled.reservation)?;
-                StepResult::Settled(settled)
+                StepResult::Settled(Box::new(settled))
             }
             Answer::Refused(error) => StepResult::Error(*error),
         })

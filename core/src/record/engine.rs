@@ -115,11 +115,13 @@ impl Engine {
                 Op::Enqueue => d
                     .enqueue(text(Field::Queue), text(Field::Project), text(Field::Run))
                     .and_then(|id| d.reservation(id))
-                    .map(StepResult::Reservation),
+                    .map(|v| StepResult::Reservation(Box::new(v))),
                 Op::Dispatch => {
                     let queue = text(Field::Queue);
                     d.dispatch(queue).and_then(|job| match job {
-                        Some(job) => Ok(StepResult::Dispatched(d.reservation(job.reservation)?)),
+                        Some(job) => Ok(StepResult::Dispatched(Box::new(
+                            d.reservation(job.reservation)?,
+                        ))),
                         None => Ok(StepResult::Nothing(Nothing {
                             retained: d.retained(queue)? as u64,
                         })),
@@ -130,16 +132,16 @@ impl Engine {
                         d.finish(id, outcome()?)?;
                         d.reservation(id)
                     })
-                    .map(StepResult::Persisting),
+                    .map(|v| StepResult::Persisting(Box::new(v))),
                 Op::Persist => reservation()
                     .and_then(|id| d.persisted(id, input.saved.unwrap_or(false)))
-                    .map(StepResult::Settled),
+                    .map(|s| StepResult::Settled(Box::new(s))),
                 Op::Cancel => reservation()
                     .and_then(|id| d.cancel(id))
-                    .map(StepResult::Reservation),
+                    .map(|v| StepResult::Reservation(Box::new(v))),
                 Op::Resolve => reservation()
                     .and_then(|id| d.resolve(id))
-                    .map(StepResult::Reservation),
+                    .map(|v| StepResult::Reservation(Box::new(v))),
                 // The dispatcher owns its lanes: direct lane operations are not part of its
                 // records (`check` refuses them).
                 _ => Err(DispatchError::Lane(LaneError::InvalidLease)),

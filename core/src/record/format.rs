@@ -168,13 +168,14 @@ pub struct Step {
     pub input: Input,
     /// What it returned.
     pub result: StepResult,
-    /// An optional remark for readers.
+    /// An optional remark for readers (boxed: few steps have one, and every step's size counts
+    /// in a record of a million).
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub note: Option<Text>,
+    pub note: Option<Box<Text>>,
     /// The lane of every project (in [`Record::projects`] order) after this step.
     pub lanes: Vec<LaneView>,
     /// Dispatcher records: every reservation after this step, in id order.
@@ -463,6 +464,9 @@ pub struct LeaseRecord {
 }
 
 /// What a step returned: one key naming the kind of result.
+///
+/// A reservation is boxed: it is the largest result (three labels and an id), and a result is
+/// in every step, so it would set the size of every step of every record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepResult {
@@ -473,15 +477,15 @@ pub enum StepResult {
     /// A successful release.
     Receipt(Receipt),
     /// A reservation after a successful `enqueue`, `cancel` or `resolve`.
-    Reservation(ReservationView),
+    Reservation(Box<ReservationView>),
     /// A `dispatch` that handed out a job: the reservation, now holding its lane.
-    Dispatched(ReservationView),
+    Dispatched(Box<ReservationView>),
     /// A `dispatch` that found nothing available.
     Nothing(Nothing),
     /// A successful `finish`: the reservation, whose final state is being saved.
-    Persisting(ReservationView),
+    Persisting(Box<ReservationView>),
     /// A successful `persist`: the reservation's end and the lane's receipt.
-    Settled(Settled),
+    Settled(Box<Settled>),
     /// A refusal, by its code (e.g. `PROJECT_BUSY`, `NOT_QUEUED`).
     Error(DispatchError),
 }

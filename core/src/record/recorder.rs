@@ -255,7 +255,7 @@ impl Recorder {
     /// Attaches a note to the last step.
     pub fn note(&mut self, note: Text) -> &mut Recorder {
         if let Some(step) = self.record.steps.last_mut() {
-            step.note = Some(note);
+            step.note = Some(Box::new(note));
         }
         self
     }

@@ -174,11 +174,13 @@ impl Gather {
             (Answer::Nothing { retained }, _) => StepResult::Nothing(Nothing {
                 retained: *retained,
             }),
-            (Answer::Dispatched(id), _) => view(*id).map_or(saved.clone(), StepResult::Dispatched),
+            (Answer::Dispatched(id), _) => {
+                view(*id).map_or(saved.clone(), |v| StepResult::Dispatched(Box::new(v)))
+            }
             (Answer::Settled(state), _) => {
                 let id = ReservationId::parse(text(Field::Reservation));
                 match id.and_then(view) {
-                    Some(v) => StepResult::Settled(Settled {
+                    Some(v) => StepResult::Settled(Box::new(Settled {
                         reservation: v.id,
                         state: *state,
                         receipt: Receipt {
@@ -188,7 +190,7 @@ impl Gather {
                             stop_requested: false,
                             work_executed_here: false,
                         },
-                    }),
+                    })),
                     None => saved.clone(),
                 }
             }
@@ -198,8 +200,8 @@ impl Gather {
                     _ => ReservationId::parse(text(Field::Reservation)),
                 };
                 match (id.and_then(view), op) {
-                    (Some(v), Op::Finish) => StepResult::Persisting(v),
-                    (Some(v), _) => StepResult::Reservation(v),
+                    (Some(v), Op::Finish) => StepResult::Persisting(Box::new(v)),
+                    (Some(v), _) => StepResult::Reservation(Box::new(v)),
                     (None, Op::RequestStop) => {
                         let lease = text(Field::Lease)
                             .strip_prefix('L')
@@ -335,13 +337,13 @@ impl Gather {
                 };
                 self.set(view.clone());
                 touched = Some(id);
-                StepResult::Reservation(view)
+                StepResult::Reservation(Box::new(view))
             }
             (Answer::Dispatched(id), _) => {
                 let view = self.change(*id, ReservationState::Dispatched, None);
                 touched_lane = Some(view.project.clone());
                 touched = Some(*id);
-                StepResult::Dispatched(view)
+                StepResult::Dispatched(Box::new(view))
             }
             (Answer::Nothing { retained }, _) => StepResult::Nothing(Nothing {
                 retained: *retained,
@@ -350,7 +352,11 @@ impl Gather {
                 let outcome = text(Field::Outcome).parse().ok();
                 let id = reservation.unwrap_or_else(|| unreachable!("checked"));
                 touched = Some(id);
-                StepResult::Persisting(self.change(id, ReservationState::Persisting, outcome))
+                StepResult::Persisting(Box::new(self.change(
+                    id,
+                    ReservationState::Persisting,
+                    outcome,
+                )))
             }
             (Answer::Settled(state), _) => {
                 let id = reservation.unwrap_or_else(|| unreachable!("checked"));
@@ -362,7 +368,7 @@ impl Gather {
                 let view = self.change(id, *state, Some(outcome));
                 touched_lane = Some(view.project.clone());
                 touched = Some(id);
-                StepResult::Settled(Settled {
+                StepResult::Settled(Box::new(Settled {
                     reservation: id,
                     state: *state,
                     receipt: Receipt {
@@ -372,7 +378,7 @@ impl Gather {
                         stop_requested: false,
                         work_executed_here: false,
                     },
-                })
+                }))
             }
             (Answer::Ok, Op::Cancel | Op::Resolve) => {
                 let id = reservation.unwrap_or_else(|| unreachable!("checked"));
@@ -384,7 +390,7 @@ impl Gather {
                 touched = Some(id);
                 let view = self.change(id, state, None);
                 touched_lane = Some(view.project.clone());
-                StepResult::Reservation(view)
+                StepResult::Reservation(Box::new(view))
             }
             // The reader pairs every other answer with its own operation.
             (Answer::Ok, _) => {
@@ -412,7 +418,7 @@ impl Gather {
                 .cloned(),
             input: step.input.clone(),
             result,
-            note: step.note.clone(),
+            note: step.note.clone().map(Box::new),
             lanes,
             reservations,
         }
