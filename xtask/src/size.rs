@@ -10,11 +10,10 @@ use flate2::write::GzEncoder;
 use crate::dist::{Pkg, build_pkg, build_playground};
 use crate::util::{Result, project_root};
 
-/// wasm + JS glue, gzipped, at most this many bytes: the next round thousand above the last
-/// measurement, so that any growth is a decision. The measurements and what each change cost
-/// are in `docs/viewer-size.md` (170,191 with the notes on what replay does not check and the
-/// times that stand out).
-pub const BUDGET_GZIP_BYTES: usize = 275_500;
+/// wasm + JS glue, gzipped, at most this many bytes: the last measurement plus 1% (271,037 with
+/// the checkpoint's own base64), so that any growth is a decision. The measurements, what each
+/// change cost and what the module is spent on are in `docs/viewer-size.md`.
+pub const BUDGET_GZIP_BYTES: usize = 273_748;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
