@@ -652,6 +652,43 @@ async fn mount_refuses_a_language_it_does_not_speak_and_options_that_are_not_an_
         let message = refused(options.clone()).await;
         assert!(message.contains("object"), "{options:?}: {message}");
     }
+    // A value of the wrong type: the option and what it must be are named.
+    let with = |name: &str, value: JsValue| {
+        let object = js_sys::Object::new();
+        js_sys::Reflect::set(&object, &s(name), &value).unwrap();
+        JsValue::from(object)
+    };
+    for (name, value, says) in [
+        (
+            "hash",
+            s("yes"),
+            "hash must be true or false, not the string \"yes\"",
+        ),
+        (
+            "open",
+            JsValue::from(1),
+            "open must be true or false, not 1",
+        ),
+        ("src", JsValue::from(2.5), "src must be a string, not 2.5"),
+        (
+            "lang",
+            JsValue::TRUE,
+            "lang must be a string, not a boolean",
+        ),
+        (
+            "compare",
+            s("ab"),
+            "compare must be a list of record ids, not the string \"ab\"",
+        ),
+        (
+            "compare",
+            js_sys::Array::of2(&s("a"), &JsValue::from(2)).into(),
+            "compare must be a list of record ids, not an object",
+        ),
+    ] {
+        let message = refused(with(name, value)).await;
+        assert_eq!(message, format!("lane-viewer options: {says}"));
+    }
     // What a page would leave behind: no viewer.
     assert!(
         all(&document().body().unwrap(), "[data-lane-viewer]")

@@ -48,8 +48,8 @@
 //! It executes no work: the replay drives fresh in-memory lanes (or a dispatcher) only, and what
 //! is shown is what the record saved. It uses plain `web-sys` (no UI framework), reads files
 //! with the core's one reader (`project_lanes::record::json`, serde_json), so it gives the
-//! verdict `lane-records replay` gives the same bytes, and `serde-wasm-bindgen` for `mount`'s
-//! options.
+//! verdict `lane-records replay` gives the same bytes; `mount`'s options are read with
+//! `Reflect`, each checked for its type.
 
 #![warn(missing_docs)]
 
@@ -78,7 +78,6 @@ use std::rc::Rc;
 use js_sys::Reflect;
 use project_lanes::record::stream::DEFAULT_MAX_BYTES;
 use project_lanes_view::state::Origin;
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
@@ -86,10 +85,9 @@ use app::{Core, Shared};
 use i18n::Lang;
 
 /// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent. Names
-/// are checked against [`OPTION_NAMES`] first; `maxBytes` and `signal` are read apart by
-/// [`read_options`] (checked by `mount`), not by serde.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
+/// are checked against [`OPTION_NAMES`] first, then each value's type by [`read_options`];
+/// `maxBytes` and `signal` are checked by `mount`.
+#[derive(Debug, Default)]
 struct Options {
     /// URL of the records index (or of a single record), relative to the page.
     src: Option<String>,
@@ -114,11 +112,9 @@ struct Options {
     /// (default 64 MiB, `lane-records replay`'s default). A record past it is refused with
     /// `RECORD_TOO_LARGE`, from its length or as soon as more has arrived; versions 1 and 2
     /// and indexes keep the format's 16 MiB.
-    #[serde(skip)]
     max_bytes: JsValue,
     /// An `AbortSignal`: aborted while `mount` is opening, it stops every fetch and read,
     /// destroys the viewer and rejects `mount` with the signal's reason.
-    #[serde(skip)]
     signal: JsValue,
 }
 
@@ -310,19 +306,10 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     let max_bytes = match &options.max_bytes {
         v if v.is_undefined() || v.is_null() => DEFAULT_MAX_BYTES,
         v => v.as_f64().and_then(max_bytes).ok_or_else(|| {
-            // Written by JavaScript (`String(n)`): no float formatting in the wasm.
-            let shown = match (v.as_f64(), v.as_string()) {
-                (Some(n), _) => String::from(
-                    js_sys::Number::from(n)
-                        .to_string_with_radix(10)
-                        .unwrap_or_default(),
-                ),
-                (_, Some(text)) => format!("the string \"{text}\""),
-                _ => format!("a {}", v.js_typeof().as_string().unwrap_or_default()),
-            };
             js_sys::TypeError::new(&format!(
                 "lane-viewer options: maxBytes must be a whole number of bytes from 1 to \
-                 9007199254740991, not {shown}"
+                 9007199254740991, not {}",
+                shown(v)
             ))
         })?,
     };
@@ -481,7 +468,6 @@ fn read_options(options: JsValue) -> Result<Options, String> {
                 .into(),
         );
     }
-    // serde-wasm-bindgen reads only the fields it knows: name a misspelt option here.
     for key in js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>()).iter() {
         let key = key.as_string().unwrap_or_default();
         if !OPTION_NAMES.contains(&key.as_str()) {
@@ -490,13 +476,83 @@ fn read_options(options: JsValue) -> Result<Options, String> {
             ));
         }
     }
-    let own = |name: &str| Reflect::get(&options, &JsValue::from_str(name)).unwrap_or_default();
-    let (max_bytes, signal) = (own("maxBytes"), own("signal"));
-    let mut read: Options =
-        serde_wasm_bindgen::from_value(options).map_err(|e| format!("lane-viewer options: {e}"))?;
-    read.max_bytes = max_bytes;
-    read.signal = signal;
-    Ok(read)
+    let own = |name: &str| {
+        let value = Reflect::get(&options, &JsValue::from_str(name)).unwrap_or_default();
+        (!value.is_undefined() && !value.is_null()).then_some(value)
+    };
+    let text = |name: &str| match own(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| wrong(name, "a string", &v)),
+    };
+    let flag = |name: &str| match own(name) {
+        None => Ok(None),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| wrong(name, "true or false", &v)),
+    };
+    let compare = match own("compare") {
+        None => None,
+        Some(v) => {
+            Some(record_ids(&v).ok_or_else(|| wrong("compare", "a list of record ids", &v))?)
+        }
+    };
+    Ok(Options {
+        src: text("src")?,
+        lang: text("lang")?,
+        record: text("record")?,
+        hash: flag("hash")?,
+        open: flag("open")?,
+        tabs: flag("tabs")?,
+        text: text("text")?,
+        compare,
+        max_bytes: own("maxBytes").unwrap_or_default(),
+        signal: own("signal").unwrap_or_default(),
+    })
+}
+
+/// The strings of an array (or of another iterable object), or `None` if it is not one or holds
+/// something else.
+fn record_ids(value: &JsValue) -> Option<Vec<String>> {
+    if !value.is_object() {
+        return None;
+    }
+    js_sys::try_iter(value)
+        .ok()??
+        .map(|item| item.ok()?.as_string())
+        .collect()
+}
+
+/// `mount`'s refusal of option `name`, which is not `expected`.
+fn wrong(name: &str, expected: &str, value: &JsValue) -> String {
+    format!(
+        "lane-viewer options: {name} must be {expected}, not {}",
+        shown(value)
+    )
+}
+
+/// A value as an error names it: a number as JavaScript writes it (`String(n)`: no float
+/// formatting in the wasm), a string quoted, anything else by its type.
+fn shown(value: &JsValue) -> String {
+    match (value.as_f64(), value.as_string()) {
+        (Some(n), _) => String::from(
+            js_sys::Number::from(n)
+                .to_string_with_radix(10)
+                .unwrap_or_default(),
+        ),
+        (_, Some(text)) => format!("the string \"{text}\""),
+        _ => {
+            let kind = value.js_typeof().as_string().unwrap_or_default();
+            let article = match kind.as_bytes().first() {
+                Some(b'o' | b'u') => "an",
+                _ => "a",
+            };
+            format!("{article} {kind}")
+        }
+    }
 }
 
 /// A step of a record of `steps` steps: a JavaScript number that is a whole number below
