@@ -14,7 +14,8 @@
 //!
 //! Each block becomes a package of one generated workspace (`target/examples/`) with exactly the
 //! dependencies its first line names, built with `cargo build -p` one at a time (so each gets
-//! only the features it asks for) into one target folder that stays between runs.
+//! only the features it asks for) into the workspace's own target folder, with its `[profile.dev]`:
+//! what the workspace's build compiled with the same features is used again, not rebuilt.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -270,19 +271,34 @@ fn every_rust_example_in_the_readme_and_the_guide_builds_and_runs_as_a_reader_wo
         .iter()
         .map(|(name, _)| format!("\"blocks/{name}\""))
         .collect();
-    std::fs::write(
-        generated.join("Cargo.toml"),
-        format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
-            list.join(", ")
-        ),
-    )
-    .unwrap();
+    let mut manifest = format!(
+        "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+        list.join(", ")
+    );
+    // The main workspace's dev profile: the same profile is what lets the builds share artifacts.
+    let main: toml::Table = std::fs::read_to_string(root.join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    if let Some(dev) = main.get("profile").and_then(|p| p.get("dev")) {
+        let mut profile = toml::Table::new();
+        profile.insert("dev".into(), dev.clone());
+        let mut table = toml::Table::new();
+        table.insert("profile".into(), profile.into());
+        manifest.push('\n');
+        manifest.push_str(&toml::to_string(&table).unwrap());
+    }
+    std::fs::write(generated.join("Cargo.toml"), manifest).unwrap();
     // The main workspace's versions (cargo adds the examples and drops what they do not use).
     std::fs::copy(root.join("Cargo.lock"), generated.join("Cargo.lock")).unwrap();
 
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = generated.join("target");
+    // The workspace's target folder (`CARGO_TARGET_TMPDIR` is its `tmp/`); `cargo test` holds no
+    // lock on it while its tests run.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let folder = TempDir::new().unwrap();
     std::os::unix::fs::symlink(root.join("records"), folder.path().join("records")).unwrap();
     for (name, block) in &members {
