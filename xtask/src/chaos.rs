@@ -1,7 +1,7 @@
 //! `chaos [--secs N] [--seed S] [--workers W] [--pace MS]`: the chaos run (`lanes-chaos`) on a throwaway
 //! cluster, with release builds of the tools it checks the journal with.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::postgres::Cluster;
@@ -27,27 +27,7 @@ pub fn chaos(args: &[&str]) -> Result<()> {
 /// Builds the chaos run and the tools in `profile` (`release` or `dev`) and runs it with
 /// `options` on a fresh cluster.
 pub fn run_chaos(root: &Path, profile: &str, options: &[&str]) -> Result<()> {
-    step(&format!(
-        "building the chaos run, lanes-pg and lane-records ({profile})"
-    ));
-    cargo(
-        root,
-        &[
-            "build",
-            "--profile",
-            profile,
-            "-p",
-            "lanes-chaos",
-            "-p",
-            "lanes-pg",
-            "-p",
-            "lane-records",
-            "--bins",
-        ],
-    )?;
-    let bin = root
-        .join("target")
-        .join(if profile == "dev" { "debug" } else { profile });
+    let bin = build_tools(root, profile)?;
     let cluster = Cluster::start(root)?;
     step("the chaos run");
     run(Command::new(bin.join("lanes-chaos"))
@@ -66,4 +46,31 @@ pub fn run_chaos(root: &Path, profile: &str, options: &[&str]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Builds `lanes-chaos`, `lanes-pg` and `lane-records` in `profile` (`release` or `dev`), in one
+/// build (so `lane-records` is the same binary for the chaos run and `--check`); returns the
+/// folder of the binaries.
+pub fn build_tools(root: &Path, profile: &str) -> Result<PathBuf> {
+    step(&format!(
+        "building the chaos run, lanes-pg and lane-records ({profile})"
+    ));
+    cargo(
+        root,
+        &[
+            "build",
+            "--profile",
+            profile,
+            "-p",
+            "lanes-chaos",
+            "-p",
+            "lanes-pg",
+            "-p",
+            "lane-records",
+            "--bins",
+        ],
+    )?;
+    Ok(root
+        .join("target")
+        .join(if profile == "dev" { "debug" } else { profile }))
 }

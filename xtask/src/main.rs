@@ -221,15 +221,18 @@ fn test_stages(root: &std::path::Path, summary: &mut summary::Summary) -> Result
     )?;
     summary.stage(
         "the PostgreSQL tests, ignored above, on a throwaway PostgreSQL",
-        || pg_test(None),
+        || pg_tests_built(root),
     )?;
     summary.stage("a short chaos run on a throwaway PostgreSQL", || {
         chaos::run_chaos(root, "dev", &["--secs", "8", "--workers", "6"])
     })?;
     summary.stage("records are up to date (lane-records --check)", || {
-        cargo(
-            root,
-            &["run", "--quiet", "-p", "lane-records", "--", "--check"],
+        // The chaos run's build, not a build of lane-records alone (other features: a rebuild).
+        let bin = chaos::build_tools(root, "dev")?;
+        util::run(
+            Command::new(bin.join("lane-records"))
+                .arg("--check")
+                .current_dir(root),
         )
     })?;
     let engines = summary.stage("the browsers and their drivers", || {
@@ -277,6 +280,19 @@ fn pg_test(filter: Option<&str>) -> Result<()> {
     ];
     args.extend(filter);
     postgres::with_cluster(&project_root(), &args)
+}
+
+/// The PostgreSQL tests as `cargo xtask test` runs them: the test binaries of
+/// `project-lanes-pg-tests` the workspace's build made (`cargo test --workspace`; a build of
+/// those packages alone would unify other features and compile again), each with
+/// `--include-ignored` on a throwaway cluster.
+fn pg_tests_built(root: &std::path::Path) -> Result<()> {
+    let package = root.join("pg-tests");
+    let tests = util::test_binaries(root, &["--workspace"], &package)?;
+    if tests.is_empty() {
+        return Err("the workspace's build made no test binary of pg-tests".into());
+    }
+    postgres::binaries_with_cluster(root, &package, &tests)
 }
 
 /// `pg-bench [FILTER]`: the PostgreSQL benchmarks (those whose names contain FILTER) on a

@@ -146,6 +146,15 @@ impl Cluster {
     }
 
     /// The connection string: the socket folder, user `postgres`, database `postgres`.
+    /// `command` with the cluster's addresses in [`URL_VAR`], [`TLS_URL_VAR`] and
+    /// [`TLS_DIR_VAR`].
+    pub fn configure<'c>(&self, command: &'c mut Command) -> &'c mut Command {
+        command
+            .env(URL_VAR, self.url())
+            .env(TLS_URL_VAR, self.tls_url())
+            .env(TLS_DIR_VAR, &self.tls)
+    }
+
     pub fn url(&self) -> String {
         format!(
             "host={} port={} user=postgres dbname=postgres",
@@ -200,12 +209,26 @@ fn cluster_folder(root: &Path, as_postgres: bool) -> PathBuf {
 pub fn with_cluster(root: &Path, args: &[&str]) -> Result<()> {
     let cluster = Cluster::start(root)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run(Command::new(cargo)
-        .args(args)
-        .current_dir(root)
-        .env(URL_VAR, cluster.url())
-        .env(TLS_URL_VAR, cluster.tls_url())
-        .env(TLS_DIR_VAR, &cluster.tls))
+    run(cluster.configure(Command::new(cargo).args(args).current_dir(root)))
+}
+
+/// Runs the test binaries `tests` (each with `--include-ignored`, in `dir`) with a fresh
+/// cluster, every one even after a failure; the cluster is stopped afterwards.
+pub fn binaries_with_cluster(root: &Path, dir: &Path, tests: &[PathBuf]) -> Result<()> {
+    let cluster = Cluster::start(root)?;
+    let mut failed = Vec::new();
+    for test in tests {
+        let mut command = Command::new(test);
+        command.arg("--include-ignored").current_dir(dir);
+        if let Err(e) = run(cluster.configure(&mut command)) {
+            failed.push(e.to_string());
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(failed.join("\n").into())
+    }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on now.

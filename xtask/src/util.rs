@@ -87,3 +87,43 @@ pub fn stop_group(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The integration test binaries `cargo test <selection> --no-run` makes for the package in
+/// folder `package` (built as that selection builds it; already built, nothing is).
+pub fn test_binaries(root: &Path, selection: &[&str], package: &Path) -> Result<Vec<PathBuf>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .arg("test")
+        .args(selection)
+        .args(["--no-run", "--message-format=json-render-diagnostics"])
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()?;
+    if !out.status.success() {
+        return Err("cargo test --no-run failed (see above)".into());
+    }
+    let package = std::fs::canonicalize(package)?;
+    let ours = |manifest: &str| {
+        Path::new(manifest)
+            .parent()
+            .and_then(|dir| std::fs::canonicalize(dir).ok())
+            .is_some_and(|dir| dir == package)
+    };
+    let mut binaries = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if message["reason"] == "compiler-artifact"
+            && message["profile"]["test"] == true
+            && message["manifest_path"].as_str().is_some_and(ours)
+            && message["target"]["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k == "test"))
+            && let Some(path) = message["executable"].as_str()
+        {
+            binaries.push(PathBuf::from(path));
+        }
+    }
+    Ok(binaries)
+}
