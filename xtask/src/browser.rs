@@ -601,22 +601,8 @@ fn build(suite: Suite, site: SocketAddr) -> Result<Vec<PathBuf>> {
     if !output.status.success() {
         return Err("building the browser tests failed (see above)".into());
     }
-    let mut files = Vec::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if message["reason"] == "compiler-artifact"
-            && message["profile"]["test"] == true
-            // Integration test files only: the helper library has no tests of its own.
-            && message["target"]["kind"]
-                .as_array()
-                .is_some_and(|kinds| kinds.iter().any(|k| k == "test"))
-            && let Some(path) = message["executable"].as_str()
-        {
-            files.push(PathBuf::from(path));
-        }
-    }
+    // Integration test files only: the helper library has no tests of its own.
+    let files = crate::util::test_executables(&output.stdout, |_| true);
     if files.is_empty() {
         return Err("cargo built no browser test binary".into());
     }

@@ -145,7 +145,6 @@ impl Cluster {
         Ok(cluster)
     }
 
-    /// The connection string: the socket folder, user `postgres`, database `postgres`.
     /// `command` with the cluster's addresses in [`URL_VAR`], [`TLS_URL_VAR`] and
     /// [`TLS_DIR_VAR`].
     pub fn configure<'c>(&self, command: &'c mut Command) -> &'c mut Command {
@@ -155,6 +154,7 @@ impl Cluster {
             .env(TLS_DIR_VAR, &self.tls)
     }
 
+    /// The connection string: the socket folder, user `postgres`, database `postgres`.
     pub fn url(&self) -> String {
         format!(
             "host={} port={} user=postgres dbname=postgres",

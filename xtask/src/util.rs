@@ -109,21 +109,52 @@ pub fn test_binaries(root: &Path, selection: &[&str], package: &Path) -> Result<
             .and_then(|dir| std::fs::canonicalize(dir).ok())
             .is_some_and(|dir| dir == package)
     };
+    Ok(test_executables(&out.stdout, |message| {
+        message["manifest_path"].as_str().is_some_and(ours)
+    }))
+}
+
+/// The integration test executables in cargo's `--message-format=json` output `stdout`, of the
+/// artifacts `keep` accepts.
+pub fn test_executables(stdout: &[u8], keep: impl Fn(&serde_json::Value) -> bool) -> Vec<PathBuf> {
     let mut binaries = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in String::from_utf8_lossy(stdout).lines() {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
         if message["reason"] == "compiler-artifact"
             && message["profile"]["test"] == true
-            && message["manifest_path"].as_str().is_some_and(ours)
             && message["target"]["kind"]
                 .as_array()
                 .is_some_and(|kinds| kinds.iter().any(|k| k == "test"))
+            && keep(&message)
             && let Some(path) = message["executable"].as_str()
         {
             binaries.push(PathBuf::from(path));
         }
     }
-    Ok(binaries)
+    binaries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_executables_are_the_integration_tests_kept() {
+        let stdout = br#"not json
+{"reason":"compiler-artifact","profile":{"test":true},"target":{"kind":["test"]},"manifest_path":"/a/Cargo.toml","executable":"/t/one"}
+{"reason":"compiler-artifact","profile":{"test":true},"target":{"kind":["lib"]},"manifest_path":"/a/Cargo.toml","executable":"/t/lib"}
+{"reason":"compiler-artifact","profile":{"test":false},"target":{"kind":["test"]},"manifest_path":"/a/Cargo.toml","executable":"/t/plain"}
+{"reason":"compiler-artifact","profile":{"test":true},"target":{"kind":["test"]},"manifest_path":"/b/Cargo.toml","executable":"/t/two"}
+{"reason":"build-finished","success":true}"#;
+        assert_eq!(
+            test_executables(stdout, |_| true),
+            [PathBuf::from("/t/one"), PathBuf::from("/t/two")]
+        );
+        assert_eq!(
+            test_executables(stdout, |m| m["manifest_path"] == "/b/Cargo.toml"),
+            [PathBuf::from("/t/two")]
+        );
+    }
 }
