@@ -103,7 +103,7 @@ fn install_tools(work: &Path) -> Result<PathBuf> {
     std::fs::write(work.join(".cargo/config.toml"), patch)?;
     let root = work.join("root");
     // One target folder across runs (outside the temporary folder), so a second check is quick.
-    let target = project_root().join("target/release-check");
+    let target = project_root().join(crate::release::PACKAGES_TARGET);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for tool in TOOLS {
         step(&format!(

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::util::{Result, cargo, project_root, run, step};
+use crate::util::{Result, project_root, run, step};
 
 /// This release's version: every crate's (`[workspace.package]`), the npm package's too.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -31,6 +31,10 @@ pub const CRATES: [&str; 8] = [
     "lanes-pg",
     "mdbook-lanes",
 ];
+
+/// The target folder the packages are built in, by `cargo package` and by the release check's
+/// `cargo install`s: apart from the workspace's, and shared, so the installs reuse the builds.
+pub const PACKAGES_TARGET: &str = "target/release-check";
 
 /// The npm package's name.
 pub const NPM_PACKAGE: &str = "lane-viewer";
@@ -83,21 +87,25 @@ pub fn build(allow_dirty: bool) -> Result<Release> {
     // an uncommitted change, so `tree_is_committed` stands in for its own check.
     // The playground's module is part of the site, not a crate: it holds the workspace's
     // scenarios (`records/scenarios/`), which no package of its own could.
-    cargo(
-        &root,
-        &[
+    // Packages build in a target folder of their own: built alone, lane-viewer would replace
+    // the workspace's unhashed `target/debug/liblane_viewer.rlib` with one of other features.
+    let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo_bin)
+        .args([
             "package",
             "--workspace",
             "--exclude",
             "lane-playground",
             "--allow-dirty",
-        ],
-    )?;
+        ])
+        .env("CARGO_TARGET_DIR", root.join(PACKAGES_TARGET))
+        .current_dir(&root))?;
     packaged_crates_are_the_published_ones(&root)?;
     the_postgresql_library_builds_no_tool(&root)?;
     for name in CRATES {
         let file = root
-            .join("target/package")
+            .join(PACKAGES_TARGET)
+            .join("package")
             .join(format!("{name}-{VERSION}.crate"));
         crate::dist::copy(&file, &release.crate_file(name))?;
     }
