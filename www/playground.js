@@ -14,7 +14,8 @@ import { Runner } from "./playground-runner.js";
 const QUIET_MS = 250;
 /** The longest scenario a link holds, in characters: browsers cap URLs at about 2 MB. */
 const MAX_LINK = 1_000_000;
-/** The largest record file "Edit a record file…" reads (the viewer's default for lines). */
+/** The largest record file "Edit a record file…" reads: 64 MiB, far more than a scenario of at
+ * most 4 MiB comes from (the viewer takes records of up to 256 MiB). */
 const MAX_RECORD_FILE = 64 * 1024 * 1024;
 /** Milliseconds to wait for the page that opened this one to hand over its record. */
 const HANDOFF_MS = 10_000;

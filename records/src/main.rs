@@ -123,7 +123,7 @@ examples:
         /// Record files (JSON, or JSON lines for version 3)
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
-        /// Refuse a version 3 record larger than BYTES (default 67108864, 64 MiB, as the
+        /// Refuse a version 3 record larger than BYTES (default 268435456, 256 MiB, as the
         /// viewer)
         #[arg(long, value_name = "BYTES")]
         max_bytes: Option<u64>,
@@ -209,7 +209,7 @@ examples:
         /// ... and longer or shorter by at least MS milliseconds
         #[arg(long, value_name = "MS", default_value_t = 1_000)]
         hold_min_ms: u64,
-        /// Refuse a version 3 record larger than BYTES (default 67108864, 64 MiB, as the
+        /// Refuse a version 3 record larger than BYTES (default 268435456, 256 MiB, as the
         /// viewer)
         #[arg(long, value_name = "BYTES")]
         max_bytes: Option<u64>,

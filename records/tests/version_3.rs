@@ -212,7 +212,7 @@ fn replay_refuses_a_huge_file_before_reading_it() {
         assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     }
     let (_, text) = replay(&lines, &[]);
-    assert!(text.contains("67108864"), "{text}");
+    assert!(text.contains("268435456"), "{text}");
     let (ok, text) = replay(&lines, &["--max-bytes", "100"]);
     assert!(
         !ok && text.contains("RECORD_TOO_LARGE") && text.contains("100 bytes"),

@@ -389,20 +389,22 @@ async fn bad_attribute_values_are_coded_errors_in_the_elements_language() {
     host.remove();
 
     for bad in ["64MiB", "0", "-1", "1e6", "9007199254740992"] {
-        let (host, el) = element(&[("max-bytes", bad)], "").await;
-        assert!(JsFuture::from(ready(&el)).await.is_err(), "{bad}");
-        one(&el, "[data-viewer-error=BAD_ATTRIBUTE]");
-        assert!(
-            text(&el).contains(&format!("max-bytes=\"{bad}\"")),
-            "{}",
-            text(&el)
-        );
-        host.remove();
+        for name in ["max-bytes", "max-steps"] {
+            let (host, el) = element(&[(name, bad)], "").await;
+            assert!(JsFuture::from(ready(&el)).await.is_err(), "{bad}");
+            one(&el, "[data-viewer-error=BAD_ATTRIBUTE]");
+            assert!(
+                text(&el).contains(&format!("{name}=\"{bad}\"")),
+                "{}",
+                text(&el)
+            );
+            host.remove();
+        }
     }
 }
 
 #[wasm_bindgen_test]
-async fn max_bytes_limits_the_record_and_removing_the_element_stops_its_reading() {
+async fn max_bytes_and_max_steps_limit_the_record_and_removing_the_element_stops_its_reading() {
     let (host, el) = element(
         &[
             ("src", "__length/5000/announced.jsonl"),
@@ -414,6 +416,19 @@ async fn max_bytes_limits_the_record_and_removing_the_element_stops_its_reading(
     .await;
     assert!(eventually(|| error_codes(&el).contains(&"RECORD_TOO_LARGE".to_string())).await);
     assert!(text(&el).contains("at most 1000 bytes"), "{}", text(&el));
+    host.remove();
+    // max-steps: the most steps held (chaos-run has 200).
+    let (host, el) = element(
+        &[
+            ("src", "records/chaos-run.jsonl"),
+            ("max-steps", "150"),
+            ("lang", "en"),
+        ],
+        "",
+    )
+    .await;
+    assert!(eventually(|| error_codes(&el).contains(&"RECORD_TOO_LARGE".to_string())).await);
+    assert!(text(&el).contains("at most 150 steps"), "{}", text(&el));
     host.remove();
     // Removed while its record still streams in: the reading stops there.
     let (host, _el) = element(

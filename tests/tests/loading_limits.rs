@@ -1,6 +1,6 @@
 //! The viewer against hostile servers and huge files: bodies announced over the limit, endless
 //! bodies, huge indexes, many records fetched a few at a time, a record too large to build, a
-//! page's own limit (`maxBytes`), and an opening stopped halfway (`signal`).
+//! page's own limits (`maxBytes`, `maxSteps`), and an opening stopped halfway (`signal`).
 
 #![cfg(target_arch = "wasm32")]
 
@@ -150,7 +150,100 @@ async fn a_version_3_record_past_max_bytes_is_refused_and_the_viewer_goes_on() {
 }
 
 #[wasm_bindgen_test]
-async fn max_bytes_must_be_a_whole_number_of_bytes() {
+async fn a_version_3_record_with_more_steps_than_max_steps_is_refused_alike_on_every_path() {
+    // 200 steps, chained and signed: refused at its 151st step, however it arrives.
+    let record = String::from_utf8(fetch_bytes("records/chaos-run.jsonl").await).unwrap();
+    let said = "This record has more steps than this viewer holds: at most 150 steps, about 64.5 KiB of memory.";
+    let refused = |root: &web_sys::Element| {
+        assert_eq!(error_codes(root), ["RECORD_TOO_LARGE"], "{}", text(root));
+        let held = one(
+            root,
+            "[data-viewer-error=RECORD_TOO_LARGE] [data-max-steps]",
+        );
+        assert_eq!(attr(&held, "data-max-steps").as_deref(), Some("150"));
+        assert!(text(root).contains(said), "{}", text(root));
+        assert!(
+            text(root).contains("at most 150 steps (about 64.5 KiB of memory; the page sets another limit with maxSteps)"),
+            "{}",
+            text(root)
+        );
+        // Nothing of it is shown as verified.
+        assert!(all(root, "[data-verification=verified]").is_empty());
+    };
+    for src in [
+        "records/chaos-run.jsonl",
+        "__chunked/records/chaos-run.jsonl",
+    ] {
+        let m = mount(&[
+            ("src", s(src)),
+            ("lang", s("en")),
+            ("maxSteps", JsValue::from(150)),
+        ])
+        .await;
+        refused(&m.root());
+    }
+    // Held as text, and opened as a file: the same verdict.
+    let m = mount(&[
+        ("src", s("records/index.json")),
+        ("lang", s("en")),
+        ("maxSteps", JsValue::from(150)),
+    ])
+    .await;
+    m.viewer.open_text("chaos.jsonl", record.clone());
+    assert!(eventually(|| m.viewer.selected().as_deref() == Some("chaos.jsonl")).await);
+    let panel = one(&m.root(), "[role=tabpanel]");
+    refused(&panel);
+    // In Japanese, with the glossary's words.
+    assert!(m.viewer.set_lang("ja"));
+    assert!(
+        text(&m.root()).contains("この記録は、このビューアが保持できるステップ数を超えています。保持できるのは 150 ステップまで（メモリで約 64.5 KiB）です。"),
+        "{}",
+        text(&m.root())
+    );
+    // Exactly the limit: held and verified; one step fewer held is refused.
+    let runs = runs_record("runs", 50);
+    for (max, verified) in [(100, true), (99, false)] {
+        let m = mount(&[("lang", s("en")), ("maxSteps", JsValue::from(max))]).await;
+        m.viewer.open_text("runs.jsonl", runs.clone());
+        let shown = if verified { "runs" } else { "runs.jsonl" };
+        assert!(eventually(|| m.viewer.selected().as_deref() == Some(shown)).await);
+        let verdict = wasm_bindgen_futures::JsFuture::from(m.viewer.verdict(None))
+            .await
+            .unwrap();
+        let code = Reflect::get(&verdict, &"code".into()).unwrap().as_string();
+        if verified {
+            assert_eq!(code, None, "{}", text(&m.root()));
+            let panel = one(&m.root(), "[role=tabpanel]");
+            assert_eq!(
+                attr(&panel, "data-verification").as_deref(),
+                Some("verified")
+            );
+        } else {
+            assert_eq!(code.as_deref(), Some("RECORD_TOO_LARGE"));
+        }
+    }
+    // A record that never ends stops being read at its step limit, far below its byte limit.
+    let m = mount(&[
+        ("src", s("__lines/past-max-steps.jsonl")),
+        ("lang", s("en")),
+        ("maxSteps", JsValue::from(1000)),
+    ])
+    .await;
+    assert_eq!(error_codes(&m.root()), ["RECORD_TOO_LARGE"]);
+    assert!(
+        text(&m.root()).contains("at most 1,000 steps"),
+        "{}",
+        text(&m.root())
+    );
+    let sent = lines_sent_when_stopped("past-max-steps.jsonl").await;
+    assert!(
+        sent < 64 << 20,
+        "{sent} bytes sent past a limit of 1,000 steps"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn max_bytes_and_max_steps_must_be_whole_numbers() {
     for bad in [
         JsValue::from(0),
         JsValue::from(-1),
@@ -170,6 +263,18 @@ async fn max_bytes_must_be_a_whole_number_of_bytes() {
         assert!(message.contains("maxBytes"), "{bad:?}: {message}");
         assert_eq!(host.child_element_count(), 0, "{bad:?}: nothing mounted");
         host.remove();
+        // maxSteps alike.
+        let other = lane_viewer_tests::host();
+        let error = try_mount(&other, &[("maxSteps", bad.clone())])
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("maxSteps {bad:?} was taken"));
+        let message = js_sys::Error::from(error).message().as_string().unwrap();
+        assert!(
+            message.contains("maxSteps must be a whole number of steps"),
+            "{bad:?}: {message}"
+        );
+        other.remove();
     }
     let host = host();
     let error = try_mount(&host, &[("signal", s("stop"))])

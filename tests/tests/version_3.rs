@@ -5,6 +5,7 @@
 
 #![cfg(target_arch = "wasm32")]
 
+use lane_viewer::read::Limits;
 use lane_viewer_tests::*;
 use project_lanes::record::stream::MAX_LINE_BYTES;
 use wasm_bindgen_test::*;
@@ -79,8 +80,16 @@ async fn a_version_3_step_the_core_answers_otherwise_is_marked() {
 }
 
 #[wasm_bindgen_test]
-async fn a_version_3_record_that_never_ends_stops_being_read_at_the_viewers_limit() {
-    let m = mount(&[("src", s("__lines/endless.jsonl")), ("lang", s("en"))]).await;
+async fn a_version_3_record_that_never_ends_stops_being_read_at_the_pages_limit() {
+    // A page's limit of 64 MiB: the default (256 MiB) is reached at the step budget first, at
+    // a gigabyte of memory, which a test need not spend (the budget's own tests are in
+    // loading_limits.rs).
+    let m = mount(&[
+        ("src", s("__lines/endless.jsonl")),
+        ("lang", s("en")),
+        ("maxBytes", wasm_bindgen::JsValue::from(64 << 20)),
+    ])
+    .await;
     let root = m.root();
     assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"], "{}", text(&root));
     assert!(text(&root).contains("64 MiB"), "{}", text(&root));
@@ -237,13 +246,22 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// records of at most `limit` bytes): the verdict's code and detail (for a record too large,
 /// the limit: its detail counts the bytes that had arrived, which the cut decides).
 fn read_cut(bytes: &[u8], cut: usize, limit: u64) -> (String, String) {
-    let mut incoming = lane_viewer::read::Incoming::new(limit).unhashed();
+    let limits = Limits {
+        bytes: limit,
+        ..Limits::DEFAULT
+    };
+    read_cut_within(bytes, cut, limits, limit)
+}
+
+/// The same within `limits` (`shown`: what a record too large is told by).
+fn read_cut_within(bytes: &[u8], cut: usize, limits: Limits, shown: u64) -> (String, String) {
+    let mut incoming = lane_viewer::read::Incoming::new(limits).unhashed();
     let (a, b) = bytes.split_at(cut);
     incoming.push(a);
     incoming.push(b);
     match incoming.finish(None) {
         Ok(_) => ("VALID".into(), String::new()),
-        Err(e) if e.kind.code() == "RECORD_TOO_LARGE" => (e.kind.code().into(), limit.to_string()),
+        Err(e) if e.kind.code() == "RECORD_TOO_LARGE" => (e.kind.code().into(), shown.to_string()),
         Err(e) => (e.kind.code().into(), e.detail),
     }
 }
@@ -301,4 +319,45 @@ fn the_same_bytes_get_one_verdict_wherever_a_chunk_ends_around_the_limit() {
     assert!(detail.contains("longer than"), "{detail}");
     let (code, detail) = one_verdict(&line, too_long - 1);
     assert_eq!(code, "RECORD_TOO_LARGE", "{detail}");
+}
+
+#[wasm_bindgen_test]
+fn the_same_bytes_get_one_verdict_wherever_a_chunk_ends_around_the_step_limit() {
+    // 100 steps and the end: held with a limit of 100 steps, refused with 99, however the file
+    // is cut around its last steps; and a line broken after the step past the limit does not
+    // change that verdict, one broken before it does.
+    let record = runs_record("runs", 50).into_bytes();
+    let last = record.len() - 200;
+    for (max_steps, verdict) in [
+        (100, "VALID"),
+        (99, "RECORD_TOO_LARGE"),
+        (1, "RECORD_TOO_LARGE"),
+    ] {
+        let limits = Limits {
+            steps: max_steps,
+            ..Limits::DEFAULT
+        };
+        for cut in (last..=record.len()).chain([0, 1, 300]) {
+            let (code, detail) = read_cut_within(&record, cut, limits, max_steps);
+            assert_eq!(code, verdict, "{max_steps} steps, cut at {cut}: {detail}");
+        }
+    }
+    // A broken line after the 99th step (`last` ends a line within the 100th or the end).
+    let line_end = record[..last].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let mut broken = record[..line_end].to_vec();
+    broken.extend_from_slice(b"{\"op\":\"view\"]\n");
+    let limits = |steps| Limits {
+        steps,
+        ..Limits::DEFAULT
+    };
+    for cut in [0, 1, line_end - 10, line_end, broken.len()] {
+        assert_eq!(
+            read_cut_within(&broken, cut, limits(10), 10).0,
+            "RECORD_TOO_LARGE"
+        );
+        assert_eq!(
+            read_cut_within(&broken, cut, limits(100), 100).0,
+            "INVALID_JSON"
+        );
+    }
 }

@@ -86,6 +86,18 @@ pub struct LoadError<T> {
     pub detail: String,
     /// The file's text, when it is a record that breaks the format (shown under the error).
     pub raw: Option<T>,
+    /// For a record with more steps than the viewer holds (`RECORD_TOO_LARGE`): the most it
+    /// holds, said in the reader's language under the error.
+    pub held: Option<Held>,
+}
+
+/// The most steps of a record a viewer holds, and about how much memory that is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// Steps.
+    pub steps: u64,
+    /// Their memory, in bytes (an estimate from a measured size of a step).
+    pub memory: u64,
 }
 
 impl<T> LoadError<T> {
@@ -95,6 +107,7 @@ impl<T> LoadError<T> {
             kind,
             detail: detail.into(),
             raw: None,
+            held: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use project_lanes::record::Text;
 
 use crate::entry::{Content, Entry};
 use crate::error::LoadError;
-use crate::i18n::{Lang, Msg, Term, binary_size, fill, text};
+use crate::i18n::{Lang, Msg, Term, binary_size, fill, group, text};
 use crate::state::Pin;
 use crate::tree::{N, Tree, isolated};
 
@@ -38,6 +38,16 @@ pub fn error_box<T>(t: &mut Tree, parent: N, lang: Lang, error: &LoadError<T>) -
     t.text(message, text(lang, Term::Viewer(error.kind)));
     t.text(message, " ");
     code(t, message, code_text);
+    if let Some(held) = error.held {
+        // The step limit the record went past, in the reader's language (`[data-max-steps]`).
+        let steps = group(usize::try_from(held.steps).unwrap_or(usize::MAX));
+        let said = fill(
+            text(lang, Msg::StepLimit),
+            &[&steps, &binary_size(held.memory)],
+        );
+        let line = t.el_text(wrap, "p", "lv-error-held", &said);
+        t.attr_number(line, "data-max-steps", held.steps);
+    }
     if !error.detail.is_empty() {
         // The detail may quote file contents: text only. It is English in either language.
         let detail = t.el_text(wrap, "p", "lv-error-detail", &error.detail);

@@ -19,7 +19,7 @@ export function defineLaneViewer(loader) {
     },
   };
   const BOOLEAN = ["open", "hash", "tabs"];
-  const ATTRIBUTES = ["src", "record", "lang", "step", "max-bytes", "compare", ...BOOLEAN];
+  const ATTRIBUTES = ["src", "record", "lang", "step", "max-bytes", "max-steps", "compare", ...BOOLEAN];
 
   /** Adds the viewer's stylesheet to the document once (the loader's linkStylesheet). */
   function addStylesheet(doc) {
@@ -172,9 +172,11 @@ export function defineLaneViewer(loader) {
       if (step !== null && !/^[1-9][0-9]{0,8}$/.test(step)) {
         return `step="${step}": expected a step number, counted from 1`;
       }
-      const max = this.getAttribute("max-bytes");
-      if (max !== null && !(/^[1-9][0-9]{0,15}$/.test(max) && Number.isSafeInteger(Number(max)))) {
-        return `max-bytes="${max}": expected a whole number of bytes, from 1 to ${Number.MAX_SAFE_INTEGER}`;
+      for (const [name, unit] of [["max-bytes", "bytes"], ["max-steps", "steps"]]) {
+        const max = this.getAttribute(name);
+        if (max !== null && !(/^[1-9][0-9]{0,15}$/.test(max) && Number.isSafeInteger(Number(max)))) {
+          return `${name}="${max}": expected a whole number of ${unit}, from 1 to ${Number.MAX_SAFE_INTEGER}`;
+        }
       }
       const compare = this.getAttribute("compare");
       if (compare !== null && compare.trim().split(/\s+/).length !== 2) {
@@ -210,8 +212,10 @@ export function defineLaneViewer(loader) {
         if (v !== null) options[name] = v;
       }
       if (text !== null) options.text = text;
-      const max = this.getAttribute("max-bytes");
-      if (max !== null) options.maxBytes = Number(max);
+      const maxBytes = this.getAttribute("max-bytes");
+      if (maxBytes !== null) options.maxBytes = Number(maxBytes);
+      const maxSteps = this.getAttribute("max-steps");
+      if (maxSteps !== null) options.maxSteps = Number(maxSteps);
       // With several inline records, the others are opened after mount (see #start).
       const compare = this.getAttribute("compare");
       if (compare !== null && this.#inlines().length < 2) options.compare = compare.trim().split(/\s+/);

@@ -19,8 +19,10 @@ export interface MountOptions {
   text?: string | null;
   /** Two record ids: the viewer compares record A with record B (`&compare=a,b` in the deep link). */
   compare?: [string, string] | null;
-  /** The largest version 3 record taken, in bytes: a whole number from 1 to 2^53 − 1 (default 64 MiB). */
+  /** The largest version 3 record taken, in bytes: a whole number from 1 to 2^53 − 1 (default 256 MiB). */
   maxBytes?: number | null;
+  /** The most steps of a version 3 record held: a whole number from 1 to 2^53 − 1 (default 2,440,323, the viewer's memory budget of about 1 GiB). */
+  maxSteps?: number | null;
   /** Aborted before mount() resolves: every fetch and read stops, the viewer is destroyed, mount() rejects. */
   signal?: AbortSignal | null;
 }
@@ -94,7 +96,7 @@ export interface LaneViewerVerdict {
 /**
  * <lane-viewer src="records/index.json" record="busy-project" lang="ja">: the viewer as one
  * element. Attributes mirror mount()'s options: src, record, lang, step (from 1, as the deep
- * link counts), max-bytes (maxBytes), compare (two ids separated by a space), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
+ * link counts), max-bytes (maxBytes), max-steps (maxSteps), compare (two ids separated by a space), open, hash and tabs ("", "true" or "false"). The element's defaults differ from
  * mount()'s where a page embeds it: open and hash are false, and tabs is false when the element
  * names one record or holds one.
  */

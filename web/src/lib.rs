@@ -17,7 +17,8 @@
 //!   open: true,                // the "Open records…" button and dropped files (default)
 //!   tabs: true,                // the row of record tabs (default); false: the record alone
 //!   compare: ["a", "b"],       // compare record a with record b (also &compare=a,b in the link)
-//!   maxBytes: 256 * 2 ** 20,   // the largest version 3 record taken (default 64 MiB)
+//!   maxBytes: 512 * 2 ** 20,   // the largest version 3 record taken (default 256 MiB)
+//!   maxSteps: 4_000_000,       // the most steps held (default 2,440,323: about 1 GiB)
 //!   signal,                    // an AbortSignal: aborting it stops the opening, frees the viewer
 //! });
 //! // or a record the page holds: mount(element, { text: jsonText, tabs: false })
@@ -86,7 +87,7 @@ use i18n::Lang;
 
 /// Options of [`mount`]; every field is optional, and `undefined` or `null` mean absent. Names
 /// are checked against [`OPTION_NAMES`] first, then each value's type by [`read_options`];
-/// `maxBytes` and `signal` are checked by `mount`.
+/// `maxBytes`, `maxSteps` and `signal` are checked by `mount`.
 #[derive(Debug, Default)]
 struct Options {
     /// URL of the records index (or of a single record), relative to the page.
@@ -109,22 +110,27 @@ struct Options {
     /// (`project_lanes_view::compare`).
     compare: Option<Vec<String>>,
     /// The largest version 3 record the viewer takes, in bytes: a whole number from 1 to 2^53 − 1
-    /// (default 64 MiB, `lane-records replay`'s default). A record past it is refused with
+    /// (default 256 MiB, `lane-records replay`'s default). A record past it is refused with
     /// `RECORD_TOO_LARGE`, from its length or as soon as more has arrived; versions 1 and 2
     /// and indexes keep the format's 16 MiB.
     max_bytes: JsValue,
+    /// The most steps of a version 3 record the viewer holds: a whole number from 1 to 2^53 − 1
+    /// (default [`read::DEFAULT_MAX_STEPS`], its memory budget). A record with more is refused
+    /// with `RECORD_TOO_LARGE` at the step past it.
+    max_steps: JsValue,
     /// An `AbortSignal`: aborted while `mount` is opening, it stops every fetch and read,
     /// destroys the viewer and rejects `mount` with the signal's reason.
     signal: JsValue,
 }
 
 /// The fields of [`Options`].
-const OPTION_NAMES: [&str; 10] = [
-    "src", "lang", "record", "hash", "open", "tabs", "text", "compare", "maxBytes", "signal",
+const OPTION_NAMES: [&str; 11] = [
+    "src", "lang", "record", "hash", "open", "tabs", "text", "compare", "maxBytes", "maxSteps",
+    "signal",
 ];
 /// [`OPTION_NAMES`] as an error names them.
-const OPTION_LIST: &str =
-    "`src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`, `compare`, `maxBytes`, `signal`";
+const OPTION_LIST: &str = "`src`, `lang`, `record`, `hash`, `open`, `tabs`, `text`, `compare`, \
+                           `maxBytes`, `maxSteps`, `signal`";
 
 /// A mounted viewer. Dropping the handle leaves the viewer on the page (the viewer stays alive
 /// until `destroy`); `destroy` removes it.
@@ -170,7 +176,7 @@ impl Viewer {
             name: name.to_string(),
             content: Ok(read::Incoming::whole(
                 text.into_bytes(),
-                self.core.reading.max_bytes,
+                self.core.reading.limits,
             )),
         };
         self.core.open(vec![file]);
@@ -289,8 +295,8 @@ impl Viewer {
 
 /// Mounts a viewer inside `element` and resolves once the first record is rendered (or the
 /// loading error is shown). Rejects for bad options (not an object, an unknown name, a value of
-/// the wrong type, a `lang` other than `"en"` and `"ja"`, a `maxBytes` that is not a whole
-/// number from 1 to 2^53 − 1, a `signal` that is not an `AbortSignal`), and with the signal's
+/// the wrong type, a `lang` other than `"en"` and `"ja"`, a `maxBytes` or `maxSteps` that is not
+/// a whole number from 1 to 2^53 − 1, a `signal` that is not an `AbortSignal`), and with the signal's
 /// reason when `signal` is aborted before it resolves (the viewer is then destroyed).
 #[wasm_bindgen]
 pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue> {
@@ -303,15 +309,24 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
             ))
         })?),
     };
-    let max_bytes = match &options.max_bytes {
-        v if v.is_undefined() || v.is_null() => DEFAULT_MAX_BYTES,
-        v => v.as_f64().and_then(max_bytes).ok_or_else(|| {
+    let limit = |value: &JsValue, name: &str, unit: &str, default: u64| match value {
+        v if v.is_undefined() || v.is_null() => Ok(default),
+        v => v.as_f64().and_then(whole).ok_or_else(|| {
             js_sys::TypeError::new(&format!(
-                "lane-viewer options: maxBytes must be a whole number of bytes from 1 to \
+                "lane-viewer options: {name} must be a whole number of {unit} from 1 to \
                  9007199254740991, not {}",
                 shown(v)
             ))
-        })?,
+        }),
+    };
+    let limits = read::Limits {
+        bytes: limit(&options.max_bytes, "maxBytes", "bytes", DEFAULT_MAX_BYTES)?,
+        steps: limit(
+            &options.max_steps,
+            "maxSteps",
+            "steps",
+            read::DEFAULT_MAX_STEPS,
+        )?,
     };
     let signal = match &options.signal {
         v if v.is_undefined() || v.is_null() => None,
@@ -351,7 +366,7 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     };
     let tabs = options.tabs.unwrap_or(true);
     let open = options.open.unwrap_or(true);
-    let core = Core::create(&element, lang, hash, open, tabs, max_bytes);
+    let core = Core::create(&element, lang, hash, open, tabs, limits);
     Core::keep(&core);
     Core::listen(&core);
     // The page's signal destroys the viewer while it opens; once `mount` has resolved, only
@@ -384,9 +399,9 @@ pub async fn mount(element: Element, options: JsValue) -> Result<Viewer, JsValue
     Ok(Viewer { core })
 }
 
-/// The largest version 3 record a `maxBytes` of `n` stands for: a whole number of bytes, at
-/// least 1 and exactly representable in JavaScript.
-fn max_bytes(n: f64) -> Option<u64> {
+/// The limit a `maxBytes` or `maxSteps` of `n` stands for: a whole number, at least 1 and
+/// exactly representable in JavaScript.
+fn whole(n: f64) -> Option<u64> {
     const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
     (n.fract() == 0.0 && (1.0..=MAX_SAFE).contains(&n)).then_some(n as u64)
 }
@@ -510,6 +525,7 @@ fn read_options(options: JsValue) -> Result<Options, String> {
         text: text("text")?,
         compare,
         max_bytes: own("maxBytes").unwrap_or_default(),
+        max_steps: own("maxSteps").unwrap_or_default(),
         signal: own("signal").unwrap_or_default(),
     })
 }
@@ -591,12 +607,9 @@ mod tests {
     }
 
     #[test]
-    fn max_bytes_is_a_whole_number_javascript_holds_exactly() {
-        assert_eq!(max_bytes(1.0), Some(1));
-        assert_eq!(
-            max_bytes(9_007_199_254_740_991.0),
-            Some(9_007_199_254_740_991)
-        );
+    fn a_limit_is_a_whole_number_javascript_holds_exactly() {
+        assert_eq!(whole(1.0), Some(1));
+        assert_eq!(whole(9_007_199_254_740_991.0), Some(9_007_199_254_740_991));
         for bad in [
             0.0,
             -1.0,
@@ -605,7 +618,7 @@ mod tests {
             f64::INFINITY,
             9_007_199_254_740_992.0,
         ] {
-            assert_eq!(max_bytes(bad), None, "{bad}");
+            assert_eq!(whole(bad), None, "{bad}");
         }
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! Every body is read a chunk at a time into [`Incoming`], which reads a version 3 record's lines
 //! as they arrive, and with a limit: 16 MiB for one JSON document (a version 1 or 2 record, an
-//! index), the viewer's `maxBytes` for a version 3 record (64 MiB unless the page sets another).
+//! index), the viewer's `maxBytes` for a version 3 record (256 MiB unless the page sets another;
+//! its steps are counted against `maxSteps` as they are read, [`Limits`]).
 //! A body whose `Content-Length` is over that is refused before it is read, one over 16 MiB as
 //! soon as its first line says it is a document, and a body without a length stops being read at
 //! its limit, so a huge or endless file never reaches wasm memory whole. For `src`, which may
@@ -26,7 +27,7 @@ use project_lanes_view::error::ViewerError;
 
 use crate::entry::{Content, Entry, LoadError};
 use crate::read::{
-    Incoming, Read, entry_error, lines_too_large, read_record, record_of, too_large,
+    Incoming, Limits, Read, entry_error, lines_too_large, read_record, record_of, too_large,
 };
 
 /// Largest index file read, in bytes: the same 16 MiB as a record.
@@ -37,8 +38,8 @@ pub const MAX_FETCHES: usize = 6;
 /// How a viewer reads what it opens.
 #[derive(Clone)]
 pub struct Reading {
-    /// The largest version 3 record taken, in bytes (`maxBytes`).
-    pub max_bytes: u64,
+    /// How much of a version 3 record is taken (`maxBytes`, `maxSteps`).
+    pub limits: Limits,
     /// Aborted when the viewer is destroyed: its fetches stop, and every body or file being
     /// read is cancelled at its next chunk.
     pub signal: AbortSignal,
@@ -88,7 +89,7 @@ pub async fn load_listing(src: &str, reading: &Reading) -> Result<Listing, LoadE
             return Err(too_large(kind, bytes));
         }
         Err(Fetched::LinesTooLarge(bytes)) => {
-            return Err(lines_too_large(bytes, reading.max_bytes));
+            return Err(lines_too_large(bytes, reading.limits.bytes));
         }
     };
     match incoming.finish(None)? {
@@ -122,7 +123,7 @@ pub async fn load_listing(src: &str, reading: &Reading) -> Result<Listing, LoadE
 /// A record the page holds as text (no fetch, no index, so no hash): read and checked by the
 /// core's reader like any other; an error (located, coded) shows in the viewer.
 pub fn held(text: String, reading: &Reading) -> Result<Entry, LoadError> {
-    let loaded = read_record(text.as_bytes(), None, None, reading.max_bytes)?;
+    let loaded = read_record(text.as_bytes(), None, None, reading.limits)?;
     Ok(Entry {
         id: loaded.record.id.to_string(),
         title: loaded.record.title.clone(),
@@ -208,7 +209,7 @@ pub async fn fetch_records(
                     Fetched::TooLarge { bytes, .. } => {
                         too_large(ViewerError::RecordTooLarge, bytes)
                     }
-                    Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.max_bytes),
+                    Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.limits.bytes),
                 })
                 .and_then(|incoming| {
                     record_of(incoming.finish(Some(&entry.sha256)), Some(&entry.id))
@@ -296,7 +297,7 @@ async fn finish_fetch(
         .flatten()
         .and_then(|l| l.trim().parse::<u64>().ok());
     let Some(stream) = response.body() else {
-        return Ok(Incoming::new(reading.max_bytes));
+        return Ok(Incoming::new(reading.limits));
     };
     read_body(stream.get_reader().unchecked_into(), length, body, reading).await
 }
@@ -309,12 +310,12 @@ async fn read_body(
     body: Body,
     reading: &Reading,
 ) -> Result<Incoming, Fetched> {
-    let mut incoming = Incoming::new(reading.max_bytes);
+    let mut incoming = Incoming::new(reading.limits);
     if body == Body::Src {
         incoming = incoming.unhashed();
     }
     if let Some(length) = length
-        && length > reading.max_bytes.max(MAX_RECORD_BYTES)
+        && length > reading.limits.bytes.max(MAX_RECORD_BYTES)
     {
         let mut start = Vec::new();
         if body != Body::Listed
@@ -345,7 +346,7 @@ async fn read_body(
         }
         let document = incoming.is_document();
         let over_document = document && length.is_some_and(|l| l > MAX_RECORD_BYTES);
-        let over_lines = incoming.is_lines() && length.is_some_and(|l| l > reading.max_bytes);
+        let over_lines = incoming.is_lines() && length.is_some_and(|l| l > reading.limits.bytes);
         if over_document || over_lines || incoming.failed() {
             // Refused: the rest of the body is never read.
             let _ = reader.cancel();
@@ -382,7 +383,7 @@ pub async fn read_file(file: &web_sys::File, reading: &Reading) -> Result<Incomi
             // The command line's verdict on the same bytes: a document over its limit is a
             // record too large, whatever it names.
             Fetched::TooLarge { bytes, .. } => too_large(ViewerError::RecordTooLarge, bytes),
-            Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.max_bytes),
+            Fetched::LinesTooLarge(bytes) => lines_too_large(bytes, reading.limits.bytes),
         })
 }
 

@@ -6,8 +6,9 @@
 //! refused, `Record::check`; a byte order mark skipped; nesting of any depth refused with its
 //! line and column) or lines (version 3: each line read, checked and replayed by the core's
 //! [`Reader`] as it arrives, and gathered into what the viewer shows, so the file is never
-//! held whole; at most the viewer's `maxBytes`, by default
-//! [`DEFAULT_MAX_BYTES`](project_lanes::record::stream::DEFAULT_MAX_BYTES)). Indexes are read
+//! held whole; at most the viewer's [`Limits`]: `maxBytes` bytes read, by default
+//! [`DEFAULT_MAX_BYTES`], and `maxSteps` steps held, by default [`DEFAULT_MAX_STEPS`], the
+//! viewer's memory budget). Indexes are read
 //! with serde_json too, with the viewer's own rules: at most [`MAX_INDEX_RECORDS`] entries (refused at the next one, before
 //! the rest is read), unique ids, and a bad file name or hash failing only its entry.
 
@@ -16,9 +17,12 @@ use std::rc::Rc;
 use project_lanes::record::json::{
     JsonKind, ReadError, is_lines, parse_header, parse_record, without_bom,
 };
-use project_lanes::record::stream::{Chain, Gather, MAX_LINE_BYTES, Reader};
+use project_lanes::record::stream::{
+    Chain, DEFAULT_MAX_BYTES, Gather, Item, MAX_LINE_BYTES, Reader, Seen, Verdict,
+};
 use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
 use project_lanes_view::entry::{Proof, Verification};
+use project_lanes_view::error::Held;
 use project_lanes_view::i18n::binary_size;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -29,6 +33,50 @@ use crate::entry::{Content, Entry, LoadError, Loaded};
 
 /// Most records an index may list (the format's limit, `Index::check`).
 pub const MAX_INDEX_RECORDS: usize = 1_024;
+
+/// The WebAssembly memory the viewer lets the steps of one record take by default: 1 GiB, a
+/// quarter of the 4 GiB a wasm32 module can address at most, so that a record within it opens
+/// beside the page's other records and panels in a browser tab.
+pub const MEMORY_BUDGET: u64 = 1 << 30;
+
+/// The WebAssembly memory one step of a version 3 record takes in the viewer, in bytes,
+/// measured: 419 MiB for the 1,000,000 steps of the build farm's record in Chromium (its peak,
+/// `cargo xtask bench busy_farm`; docs/src/viewer.md), about 440 bytes a step. Measure again
+/// when the viewer's step store changes (issue 53) and write the new figure here: the step
+/// budget follows.
+pub const STEP_BYTES: u64 = 440;
+
+/// The most steps of a version 3 record the viewer holds by default (`maxSteps`): its memory
+/// budget over the memory of a step (rounded up), 2,440,323 steps, so a record of a million
+/// steps opens with room. A record with more is refused with `RECORD_TOO_LARGE` at the step
+/// past it.
+pub const DEFAULT_MAX_STEPS: u64 = MEMORY_BUDGET.div_ceil(STEP_BYTES);
+// A million steps, the farm's busy week, fit with room.
+const _: () = assert!(DEFAULT_MAX_STEPS >= 2_000_000);
+
+/// How much of a version 3 record a viewer takes: at most `bytes` bytes read (`maxBytes`) and
+/// `steps` steps held (`maxSteps`). Documents keep the format's 16 MiB whatever these say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes read.
+    pub bytes: u64,
+    /// The most steps held.
+    pub steps: u64,
+}
+
+impl Limits {
+    /// The viewer's defaults: [`DEFAULT_MAX_BYTES`] and [`DEFAULT_MAX_STEPS`].
+    pub const DEFAULT: Limits = Limits {
+        bytes: DEFAULT_MAX_BYTES,
+        steps: DEFAULT_MAX_STEPS,
+    };
+
+    /// No limit (a document, which keeps its own).
+    const NONE: Limits = Limits {
+        bytes: u64::MAX,
+        steps: u64::MAX,
+    };
+}
 
 /// What a file turned out to be.
 pub enum Read {
@@ -50,8 +98,8 @@ pub struct Incoming {
     bytes: u64,
     /// The first error: the rest is not read.
     failed: Option<LoadError>,
-    /// The largest version 3 record taken (`maxBytes`; documents keep the format's 16 MiB).
-    max_bytes: u64,
+    /// How much of a version 3 record is taken (documents keep the format's 16 MiB).
+    limits: Limits,
     /// Whether lines are hashed as they arrive (for a hash an index may name; a document's
     /// bytes are kept whole and hashed at the end).
     hashed: bool,
@@ -61,22 +109,65 @@ pub struct Incoming {
 struct Lines {
     reader: Reader,
     gather: Gather,
+    /// Steps seen so far (gathered while they are at most the limit's).
+    steps: u64,
     /// The SHA-256 of every byte so far, unless no index can name the file (a document's is
     /// taken from its bytes at the end).
     hasher: Option<Sha256>,
 }
 
+/// What stopped a version 3 record's reading: the reader's error, or the step past the limit.
+enum Fault {
+    Read(ReadError),
+    Steps,
+}
+
+impl Lines {
+    /// Reads `chunk` (`None`: the end, which gives the reader's verdict) and gathers its steps
+    /// while there are at most `max_steps`. The first fault in the bytes wins, as among the
+    /// reader's own: the step past the limit, unless the reader stopped before reaching it.
+    fn read(&mut self, chunk: Option<&[u8]>, max_steps: u64) -> Result<Option<Verdict>, Fault> {
+        let (gather, steps) = (&mut self.gather, &mut self.steps);
+        let mut over = false;
+        let mut seen = |seen: Seen<'_>| {
+            if over {
+                return;
+            }
+            if let Seen::Item {
+                item: Item::Step(..),
+                ..
+            } = &seen
+            {
+                *steps += 1;
+                if *steps > max_steps {
+                    over = true;
+                    return;
+                }
+            }
+            gather.seen(seen);
+        };
+        let read = match chunk {
+            Some(chunk) => self.reader.feed(chunk, &mut seen).map(|()| None),
+            None => self.reader.finish(&mut seen).map(Some),
+        };
+        if over {
+            return Err(Fault::Steps);
+        }
+        read.map_err(Fault::Read)
+    }
+}
+
 impl Incoming {
-    /// A file of which nothing has arrived yet, taken if it is a version 3 record of at most
-    /// `max_bytes` bytes or a document of at most 16 MiB.
-    pub fn new(max_bytes: u64) -> Incoming {
+    /// A file of which nothing has arrived yet, taken if it is a version 3 record within
+    /// `limits` or a document of at most 16 MiB.
+    pub fn new(limits: Limits) -> Incoming {
         Incoming {
             kept: Vec::new(),
             lines: None,
             decided: false,
             bytes: 0,
             failed: None,
-            max_bytes,
+            limits,
             hashed: true,
         }
     }
@@ -90,8 +181,8 @@ impl Incoming {
     }
 
     /// A file that arrived whole (text a page handed over): read without copying it.
-    pub fn whole(bytes: Vec<u8>, max_bytes: u64) -> Incoming {
-        let mut incoming = Incoming::new(max_bytes);
+    pub fn whole(bytes: Vec<u8>, limits: Limits) -> Incoming {
+        let mut incoming = Incoming::new(limits);
         incoming.bytes = bytes.len() as u64;
         incoming.kept = bytes;
         incoming.decide();
@@ -146,11 +237,8 @@ impl Incoming {
             } else if !self.kept.is_empty() {
                 self.kept = Vec::new();
             }
-            if let Err(e) = lines
-                .reader
-                .feed(chunk, &mut |seen| lines.gather.seen(seen))
-            {
-                self.failed = Some(self.lines_error(e));
+            if let Err(fault) = lines.read(Some(chunk), self.limits.steps) {
+                self.failed = Some(self.lines_error(fault));
             }
             return;
         }
@@ -195,28 +283,29 @@ impl Incoming {
             return;
         }
         let mut lines = Lines {
-            reader: Reader::new().limit(self.max_bytes),
+            reader: Reader::new().limit(self.limits.bytes),
             gather: Gather::new(),
+            steps: 0,
             hasher: self.hashed.then(Sha256::new),
         };
         if let Some(hasher) = &mut lines.hasher {
             hasher.update(&self.kept);
         }
-        if let Err(e) = lines
-            .reader
-            .feed(&self.kept, &mut |seen| lines.gather.seen(seen))
-        {
-            self.failed = Some(self.lines_error(e));
+        if let Err(fault) = lines.read(Some(&self.kept), self.limits.steps) {
+            self.failed = Some(self.lines_error(fault));
         }
         self.lines = Some(lines);
     }
 
-    /// The error for what the reader found in the lines: past the limit, in the viewer's words
-    /// (the bytes so far, the limit and how a page sets it).
-    fn lines_error(&self, error: ReadError) -> LoadError {
-        match error {
-            ReadError::OverLimit { .. } => lines_too_large(self.bytes, self.max_bytes),
-            error => record_error(error, &[]),
+    /// The error for what stopped the lines: past a limit, in the viewer's words (the bytes
+    /// so far or the steps, the limit and how a page sets it).
+    fn lines_error(&self, fault: Fault) -> LoadError {
+        match fault {
+            Fault::Read(ReadError::OverLimit { .. }) => {
+                lines_too_large(self.bytes, self.limits.bytes)
+            }
+            Fault::Read(error) => record_error(error, &[]),
+            Fault::Steps => too_many_steps(self.limits.steps),
         }
     }
 
@@ -247,10 +336,14 @@ impl Incoming {
                 ));
             }
         }
-        let verdict = lines
-            .reader
-            .finish(&mut |seen| lines.gather.seen(seen))
-            .map_err(|e| record_error(e, &[]))?;
+        let max_steps = self.limits.steps;
+        let verdict = match lines.read(None, max_steps) {
+            Ok(Some(verdict)) => verdict,
+            // `read` gives the verdict at the end.
+            Ok(None) => return Err(LoadError::new(ViewerError::InvalidRecord, "no verdict")),
+            Err(Fault::Steps) => return Err(too_many_steps(max_steps)),
+            Err(Fault::Read(e)) => return Err(record_error(e, &[])),
+        };
         let (record, mismatch) = lines.gather.finish();
         let raw = if self.kept.is_empty() {
             js_sys::JsString::from("")
@@ -313,9 +406,9 @@ pub fn read_record(
     bytes: &[u8],
     sha256: Option<&str>,
     id: Option<&str>,
-    max_bytes: u64,
+    limits: Limits,
 ) -> Result<Loaded, LoadError> {
-    let mut incoming = Incoming::new(max_bytes);
+    let mut incoming = Incoming::new(limits);
     incoming.push(bytes);
     record_of(incoming.finish(sha256), id)
 }
@@ -408,6 +501,7 @@ fn record_error(error: ReadError, bytes: &[u8]) -> LoadError {
         kind,
         detail,
         raw: (json && !bytes.is_empty()).then(|| text_of(bytes)),
+        held: None,
     }
 }
 
@@ -571,6 +665,27 @@ pub fn lines_too_large(bytes: u64, max_bytes: u64) -> LoadError {
     )
 }
 
+/// A version 3 record with more steps than the viewer holds (`max_steps`): refused at the step
+/// past it, saying how many it holds and about how much memory that is.
+pub fn too_many_steps(max_steps: u64) -> LoadError {
+    let memory = max_steps.saturating_mul(STEP_BYTES);
+    LoadError {
+        held: Some(Held {
+            steps: max_steps,
+            memory,
+        }),
+        ..LoadError::new(
+            ViewerError::RecordTooLarge,
+            format!(
+                "more than {max_steps} steps; this viewer holds version 3 records of at most \
+                 {max_steps} steps (about {} of memory; the page sets another limit with \
+                 maxSteps)",
+                binary_size(memory)
+            ),
+        )
+    }
+}
+
 /// An entry for a record read from a file the person opened (or from an index they opened).
 fn opened(
     id: String,
@@ -677,7 +792,7 @@ pub fn read_opened(files: Vec<Opened>) -> Vec<Entry> {
                                 check_id(*loaded, Some(entry.id.as_str()))
                             }
                             // Named twice: read again (a document: no lines' limit).
-                            None => read_record(bytes, None, Some(entry.id.as_str()), u64::MAX),
+                            None => read_record(bytes, None, Some(entry.id.as_str()), Limits::NONE),
                             Some(Ok(Read::Index(_))) => Err(LoadError::new(
                                 ViewerError::UnknownFormat,
                                 format!("format is \"{INDEX_FORMAT}\", expected \"{FORMAT}\""),
@@ -765,7 +880,7 @@ mod tests {
             "\n"
         );
         let step = b"{\"op\":\"view\",\"project\":\"docs\",\"result\":\"ok\",\"lane\":{\"project\":\"docs\",\"busy\":false}}\n";
-        let mut incoming = Incoming::new(u64::MAX);
+        let mut incoming = Incoming::new(Limits::NONE);
         incoming.push(head.as_bytes());
         let piece = step.repeat(8_000);
         while incoming.bytes() <= MAX_RECORD_BYTES {
@@ -779,6 +894,116 @@ mod tests {
             assert!(incoming.kept.is_empty(), "no tail of the file is kept");
         }
         assert!(!incoming.failed());
+    }
+
+    /// A version 3 record of `steps` views, its end line last (without its newline unless
+    /// `ended`), or cut after its steps.
+    fn views(steps: u64, end: Option<bool>) -> Vec<u8> {
+        let mut text = String::from(concat!(
+            r#"{"format":"project-lanes/record","version":3,"id":"v","#,
+            r#""title":{"en":"V","ja":"V"},"summary":{"en":"V","ja":"V"},"#,
+            r#""work_executed_here":false}"#,
+            "\n"
+        ));
+        for _ in 0..steps {
+            text.push_str(r#"{"op":"view","project":"docs","result":"ok","lane":{"project":"docs","busy":false}}"#);
+            text.push('\n');
+        }
+        if let Some(newline) = end {
+            text.push_str(&format!(r#"{{"end":{{"steps":{steps}}}}}"#));
+            if newline {
+                text.push('\n');
+            }
+        }
+        text.into_bytes()
+    }
+
+    /// How reading `bytes` in chunks of `chunk` bytes ends with at most `max_steps` steps: the
+    /// steps read, or the error (without the page: `finish` makes a JavaScript string).
+    fn read_in(bytes: &[u8], chunk: usize, max_steps: u64) -> Result<u64, LoadError> {
+        let limits = Limits {
+            steps: max_steps,
+            ..Limits::DEFAULT
+        };
+        let mut incoming = Incoming::new(limits);
+        for piece in bytes.chunks(chunk) {
+            incoming.push(piece);
+        }
+        if let Some(error) = incoming.failed.take() {
+            return Err(error);
+        }
+        let mut lines = incoming.lines.take().expect("lines");
+        match lines.read(None, max_steps) {
+            Ok(Some(verdict)) => Ok(verdict.steps),
+            Ok(None) => unreachable!("the end gives a verdict"),
+            Err(Fault::Steps) => Err(too_many_steps(max_steps)),
+            Err(Fault::Read(e)) => Err(record_error(e, &[])),
+        }
+    }
+
+    #[test]
+    fn a_record_of_exactly_max_steps_is_held_and_one_more_step_is_refused() {
+        for chunk in [1, 7, 100, usize::MAX] {
+            for newline in [true, false] {
+                let five = views(5, Some(newline));
+                assert_eq!(read_in(&five, chunk, 5).unwrap(), 5, "chunks of {chunk}");
+                assert_eq!(read_in(&five, chunk, 6).unwrap(), 5);
+                let error = read_in(&five, chunk, 4).unwrap_err();
+                assert_eq!(error.kind, ViewerError::RecordTooLarge, "chunks of {chunk}");
+                assert_eq!(
+                    error.held,
+                    Some(Held {
+                        steps: 4,
+                        memory: 4 * STEP_BYTES
+                    })
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_step_past_the_limit_is_refused_wherever_the_file_stops() {
+        // Cut after its steps, the last one's newline missing: the step past the limit is read
+        // at the end, and is the verdict rather than the missing end line.
+        let mut cut = views(3, None);
+        cut.pop();
+        for chunk in [1, 10, usize::MAX] {
+            let error = read_in(&cut, chunk, 2).unwrap_err();
+            assert_eq!(error.kind, ViewerError::RecordTooLarge, "{}", error.detail);
+            assert!(error.held.is_some());
+            // Within the limit, the cut is the verdict.
+            let error = read_in(&cut, chunk, 3).unwrap_err();
+            assert_eq!(error.kind, ViewerError::InvalidRecord, "{}", error.detail);
+        }
+    }
+
+    #[test]
+    fn the_first_fault_in_the_bytes_wins_between_a_broken_line_and_the_step_limit() {
+        let mut broken_after = views(3, None);
+        broken_after.extend_from_slice(b"{\"op\":\n");
+        let mut broken_before = views(1, None);
+        broken_before.extend_from_slice(b"{\"op\":\n");
+        broken_before.extend_from_slice(&views(3, None)[views(0, None).len()..]);
+        for chunk in [1, 13, usize::MAX] {
+            let error = read_in(&broken_after, chunk, 2).unwrap_err();
+            assert!(error.held.is_some(), "{}", error.detail);
+            let error = read_in(&broken_before, chunk, 2).unwrap_err();
+            assert_eq!(error.kind, ViewerError::InvalidJson, "{}", error.detail);
+            assert!(error.held.is_none());
+        }
+    }
+
+    #[test]
+    fn the_default_budget_holds_a_million_steps_with_room() {
+        assert_eq!(DEFAULT_MAX_STEPS, 2_440_323);
+        let error = too_many_steps(DEFAULT_MAX_STEPS);
+        assert!(
+            error
+                .detail
+                .contains("at most 2440323 steps (about 1 GiB of memory;"),
+            "{}",
+            error.detail
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ const ENDLESS_BYTES: u64 = 4 << 30;
 /// Spaces are sent in pieces of this size.
 const PIECE: usize = 64 * 1024;
 /// `/__lines/` sends a piece (about 64 KiB) each this often: 16 MiB a second, so the 4 GiB
-/// take over four minutes, far longer than any engine takes to read the viewer's 64 MiB.
+/// take over four minutes, far longer than any engine takes to read the 64 MiB a test allows.
 const LINES_PACE: Duration = Duration::from_millis(4);
 
 /// The answer for a test route, or `None` when `url` is an ordinary file path.

@@ -37,6 +37,12 @@ catalog! {
             en: "{0} read",
             ja: "{0} を読みました",
         }
+        /// Under `RECORD_TOO_LARGE` for a record with more steps than the viewer holds; `{0}`:
+        /// the most steps it holds, `{1}`: about how much memory they take.
+        StepLimit {
+            en: "This record has more steps than this viewer holds: at most {0} steps, about {1} of memory.",
+            ja: "この記録は、このビューアが保持できるステップ数を超えています。保持できるのは {0} ステップまで（メモリで約 {1}）です。",
+        }
         /// Under every record: the viewer shows saved metadata and runs nothing.
         NothingExecuted {
             en: "Nothing was executed here. This viewer shows saved records of lane metadata; it runs no work and does not drive the lanes.",

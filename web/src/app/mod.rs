@@ -64,7 +64,7 @@ pub type Shared = Rc<Core>;
 
 impl Core {
     /// Creates a viewer inside `host` with a loading message; `tabs`: the row of record tabs is
-    /// shown (else the selected record alone); `max_bytes`: the largest version 3 record it
+    /// shown (else the selected record alone); `limits`: how much of a version 3 record it
     /// takes.
     pub fn create(
         host: &Element,
@@ -72,7 +72,7 @@ impl Core {
         follows_link: bool,
         open_controls: bool,
         tabs: bool,
-        max_bytes: u64,
+        limits: crate::read::Limits,
     ) -> Shared {
         let doc = host
             .owner_document()
@@ -98,7 +98,7 @@ impl Core {
             replay_wanted: RefCell::default(),
             destroyed: Cell::new(false),
             reading: Reading {
-                max_bytes,
+                limits,
                 signal: aborts.signal(),
                 progress: {
                     let weak = weak.clone();

@@ -23,10 +23,13 @@ use crate::record::VERSION_3;
 /// refused before it is parsed, and no reader holds more than this of a line.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// The size limit readers take by default (64 MiB, about 800,000 steps of short labels):
-/// `lane-records replay` and the viewer alike, so that the same file gets the same verdict
-/// from both. Each takes another as an option; the format itself has none.
-pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// The size limit readers take by default (256 MiB, about 3,500,000 steps of short labels):
+/// `lane-records replay` and the viewer alike, so that the same file gets the same bytes'
+/// verdict from both. Each takes another as an option; the format itself has none. It is a
+/// safety against a file without end, well above the records people export (a million steps
+/// of a build farm are 77 MB): the viewer, which holds what it reads, refuses a record by its
+/// steps first (its memory budget, `lane-viewer`'s `DEFAULT_MAX_STEPS`).
+pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What the reader hands out as it goes.
 pub enum Seen<'a> {
