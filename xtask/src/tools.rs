@@ -153,10 +153,36 @@ fn run_logged(command: &mut Command, log: Option<&Path>) -> Result<()> {
     run(command)
 }
 
-/// `cargo install` of `krate` at exactly `version` into `root` (`--locked` when `locked`), its
-/// output in `log` when given (else a progress line says so); an error ends with `advice`.
+/// How `cargo install` builds a tool.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// Optimized: for a tool whose own work takes long (wasm-bindgen-test-runner and
+    /// wasm-bindgen process every test binary and the site's module).
+    Optimized,
+    /// `--debug`: for a tool that does little (geckodriver relays WebDriver; mdbook builds the
+    /// guide in about 2 s, against 0.6 s optimized), where an optimized build would take the
+    /// cores from the checks around it for minutes longer.
+    Debug,
+}
+
+/// A tool pinned for `cargo install`: the crate, its exact version, whether its lock file is
+/// used (`--locked`), and how it is built.
+struct Pin<'a> {
+    krate: &'a str,
+    version: &'a str,
+    locked: bool,
+    build: Build,
+}
+
+/// `cargo install` of a pinned tool into `root`, its output in `log` when given (else a
+/// progress line says so); an error ends with `advice`.
 fn cargo_install(
-    (krate, version, locked): (&str, &str, bool),
+    Pin {
+        krate,
+        version,
+        locked,
+        build,
+    }: Pin,
     root: &Path,
     log: Option<&Path>,
     advice: &str,
@@ -172,6 +198,9 @@ fn cargo_install(
     command.arg("install");
     if locked {
         command.arg("--locked");
+    }
+    if build == Build::Debug {
+        command.arg("--debug");
     }
     command
         .args([krate, "--version"])
@@ -196,7 +225,12 @@ fn install_wasm_bindgen(log: Option<&Path>) -> Result<PathBuf> {
     }
     // No --locked: the registry mirror may lack the exact versions of the CLI's lock file.
     cargo_install(
-        ("wasm-bindgen-cli", &version, false),
+        Pin {
+            krate: "wasm-bindgen-cli",
+            version: &version,
+            locked: false,
+            build: Build::Optimized,
+        },
         &root,
         log,
         "could not be installed; it must match the wasm-bindgen version in web/Cargo.toml \
@@ -254,7 +288,7 @@ fn geckodriver_installed() -> bool {
 }
 
 /// geckodriver: `GECKODRIVER` if set, else the pinned version in `target/tools/`, built with
-/// `cargo install --locked` if missing.
+/// `cargo install --locked --debug` if missing.
 pub fn geckodriver() -> Result<PathBuf> {
     if let Some(path) = std::env::var_os("GECKODRIVER") {
         return Ok(PathBuf::from(path));
@@ -269,7 +303,12 @@ fn install_geckodriver(log: Option<&Path>) -> Result<PathBuf> {
         return Ok(bin);
     }
     cargo_install(
-        ("geckodriver", GECKODRIVER_VERSION, true),
+        Pin {
+            krate: "geckodriver",
+            version: GECKODRIVER_VERSION,
+            locked: true,
+            build: Build::Debug,
+        },
         &root,
         log,
         "could not be built; check access to crates.io, or set GECKODRIVER to a geckodriver \
@@ -298,8 +337,8 @@ fn mdbook_installed() -> bool {
         .is_some_and(|v| v.trim().strip_prefix("mdbook v") == Some(MDBOOK_VERSION))
 }
 
-/// mdbook at the pinned version, built with `cargo install --locked` into `target/tools/` if
-/// missing.
+/// mdbook at the pinned version, built with `cargo install --locked --debug` into
+/// `target/tools/` if missing.
 pub fn mdbook() -> Result<PathBuf> {
     if !mdbook_installed() {
         step(&format!(
@@ -314,7 +353,12 @@ pub fn mdbook() -> Result<PathBuf> {
 /// Builds mdbook from crates.io into `target/tools/`, its output in `log` if given.
 fn install_mdbook(log: Option<&Path>) -> Result<()> {
     cargo_install(
-        ("mdbook", MDBOOK_VERSION, true),
+        Pin {
+            krate: "mdbook",
+            version: MDBOOK_VERSION,
+            locked: true,
+            build: Build::Debug,
+        },
         &mdbook_root(),
         log,
         "could not be built; check access to crates.io",
