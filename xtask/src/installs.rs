@@ -4,9 +4,11 @@
 //! - `SHA256SUMS` verifies the folder (`sha256sum -c`);
 //! - every `.crate` is unpacked; mdbook-lanes' carried viewer is byte for byte the one this
 //!   version just built;
+//! - the libraries build from their unpacked crates, as a new crate depending on all of them
+//!   (the unpacked crates stand in for crates.io, by `[patch.crates-io]`, since nothing is
+//!   published yet): what `cargo package` verifies, made once here;
 //! - `lane-records`, `lanes-pg` and `mdbook-lanes` are installed with `cargo install --path`
-//!   from the unpacked crates (the other unpacked crates stand in for crates.io, by
-//!   `[patch.crates-io]`, since nothing is published yet) and say their version;
+//!   from the unpacked crates and say their version;
 //! - a new mdBook with one ```` ```lanes ```` block and one `{{#lanes …}}` is set up by the
 //!   installed `mdbook-lanes install` and built, then opened from `file://` in Chromium: both
 //!   records verified;
@@ -55,6 +57,8 @@ pub fn check(release: &Release) -> Result<()> {
             .arg(work.join("crates")))?;
     }
     carried_viewer_is_this_versions(&work, &release.site)?;
+    patch_crates_io(&work)?;
+    build_libraries(&work)?;
     let bin = install_tools(&work)?;
     let book = build_a_new_book(&work, &bin)?;
     let npm = npm_project(&work, release)?;
@@ -87,8 +91,8 @@ fn carried_viewer_is_this_versions(work: &Path, site: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `cargo install --path` of each tool from its unpacked crate; returns the folder of binaries.
-fn install_tools(work: &Path) -> Result<PathBuf> {
+/// Cargo's configuration in `work`: the unpacked crates stand in for crates.io.
+fn patch_crates_io(work: &Path) -> Result<()> {
     let mut patch = String::from(
         "# The unpacked crates of this release stand in for crates.io (nothing is published).\n\
          [patch.crates-io]\n",
@@ -101,9 +105,48 @@ fn install_tools(work: &Path) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(work.join(".cargo"))?;
     std::fs::write(work.join(".cargo/config.toml"), patch)?;
+    Ok(())
+}
+
+/// The target folder of the check's builds: one across runs (outside the temporary folder), so
+/// a second check is quick, and shared by the libraries and the installs.
+fn packages_target() -> PathBuf {
+    project_root().join(crate::release::PACKAGES_TARGET)
+}
+
+/// Every library of the release built from its unpacked crate: a new crate that depends on each
+/// at this version, built as a user's would be.
+fn build_libraries(work: &Path) -> Result<()> {
+    let libraries: Vec<&str> = CRATES
+        .into_iter()
+        .filter(|name| !TOOLS.contains(name))
+        .collect();
+    step(&format!(
+        "the libraries built from their packages, outside the repository ({})",
+        libraries.join(", ")
+    ));
+    let dir = work.join("libraries");
+    std::fs::create_dir_all(dir.join("src"))?;
+    let mut manifest = String::from(
+        "[package]\nname = \"release-check-libraries\"\nversion = \"0.0.0\"\n\
+         edition = \"2024\"\npublish = false\n\n[workspace]\n\n[dependencies]\n",
+    );
+    for name in &libraries {
+        manifest.push_str(&format!("{name} = \"={VERSION}\"\n"));
+    }
+    std::fs::write(dir.join("Cargo.toml"), manifest)?;
+    std::fs::write(dir.join("src/lib.rs"), "")?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args(["build", "--quiet"])
+        .env("CARGO_TARGET_DIR", packages_target())
+        .current_dir(&dir))
+}
+
+/// `cargo install --path` of each tool from its unpacked crate; returns the folder of binaries.
+fn install_tools(work: &Path) -> Result<PathBuf> {
     let root = work.join("root");
-    // One target folder across runs (outside the temporary folder), so a second check is quick.
-    let target = project_root().join(crate::release::PACKAGES_TARGET);
+    let target = packages_target();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for tool in TOOLS {
         step(&format!(

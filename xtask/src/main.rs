@@ -315,7 +315,13 @@ fn release_task(args: &[&str]) -> Result<()> {
             _ => return Err(usage.into()),
         }
     }
-    let release = release::build(allow_dirty)?;
+    // The check builds every package from its files itself; `cargo package` need not first.
+    let packages = if check {
+        release::Packages::BuiltLater
+    } else {
+        release::Packages::Verified
+    };
+    let release = release::build(allow_dirty, packages)?;
     if check {
         installs::check(&release)?;
     }

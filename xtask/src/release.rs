@@ -61,9 +61,19 @@ impl Release {
     }
 }
 
+/// Who builds each packaged crate from its packaged files, as `cargo package` verifies it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Packages {
+    /// `cargo package` does (each crate in a folder of its own).
+    Verified,
+    /// The release check does, once, outside the repository ([`crate::installs`]): the same
+    /// builds would be made twice otherwise.
+    BuiltLater,
+}
+
 /// Builds every artifact into `target/releases/project-lanes-<version>/`. Uncommitted changes
 /// are refused (the crates record the commit they were made from) unless `allow_dirty`.
-pub fn build(allow_dirty: bool) -> Result<Release> {
+pub fn build(allow_dirty: bool, packages: Packages) -> Result<Release> {
     let root = project_root();
     if !allow_dirty {
         tree_is_committed(&root)?;
@@ -79,10 +89,16 @@ pub fn build(allow_dirty: bool) -> Result<Release> {
         std::fs::remove_dir_all(&release.dir)?;
     }
     std::fs::create_dir_all(release.dir.join("crates"))?;
-    step(
-        "packaging the crates (cargo package --workspace, but the playground: each built from \
-         its packaged files)",
-    );
+    step(match packages {
+        Packages::Verified => {
+            "packaging the crates (cargo package --workspace, but the playground: each built \
+             from its packaged files)"
+        }
+        Packages::BuiltLater => {
+            "packaging the crates (cargo package --workspace --no-verify, but the playground: \
+             the check builds each from its packaged files)"
+        }
+    });
     // Cargo counts the viewer mdbook-lanes carries (ignored by git, listed in its `include`) as
     // an uncommitted change, so `tree_is_committed` stands in for its own check.
     // The playground's module is part of the site, not a crate: it holds the workspace's
@@ -98,6 +114,7 @@ pub fn build(allow_dirty: bool) -> Result<Release> {
             "lane-playground",
             "--allow-dirty",
         ])
+        .args((packages == Packages::BuiltLater).then_some("--no-verify"))
         .env("CARGO_TARGET_DIR", root.join(PACKAGES_TARGET))
         .current_dir(&root))?;
     packaged_crates_are_the_published_ones(&root)?;
