@@ -88,7 +88,7 @@ const STARTUP_LIMIT: Duration = Duration::from_secs(180);
 /// Which browser run.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Suite {
-    /// `tests/tests/*.rs` but `bench.rs`: the viewer against the records and the fixtures.
+    /// `tests/tests/` but `bench.rs`: the viewer against the records and the fixtures.
     Tests,
     /// `tests/tests/bench.rs`: timings, built with optimizations.
     Bench,
@@ -229,31 +229,89 @@ fn lock_site() -> Result<std::fs::File> {
 }
 
 /// Builds the suite once and runs it once in each engine (only the tests whose names contain
-/// `filter`), printing as it goes; fails at the first engine in which a test fails. Returns each
-/// engine's output lines.
+/// `filter`), printing as it goes. The tests run in every engine at once, each line labelled
+/// with its engine (a test waits on its page far more than it computes); the benchmarks one
+/// engine after the other, so that they do not time each other. Fails with what failed in every
+/// engine; returns each engine's output lines.
 pub fn run(
     suite: Suite,
     engines: &[Installed],
     filter: Option<&str>,
 ) -> Result<Vec<(Engine, Vec<String>)>> {
     let prepared = prepare(suite)?;
-    let mut outputs = Vec::new();
-    for installed in engines {
+    let at_once = suite == Suite::Tests;
+    let runs = in_engines(engines, at_once, |installed, echo| {
         let target = Target::new(installed)?;
         let started = Instant::now();
-        let outcome = run_once(&prepared, &target, filter, true)?;
-        if let Some(failure) = outcome.failure {
-            return Err(format!("in {}: {failure}", target.engine().label()).into());
+        let outcome = run_once(&prepared, &target, filter, echo)?;
+        Ok((outcome, started.elapsed()))
+    });
+    let mut outputs = Vec::new();
+    let mut failures = Vec::new();
+    for (installed, run) in engines.iter().zip(runs) {
+        let engine = installed.engine;
+        match run {
+            Ok((outcome, took)) => {
+                match outcome.failure {
+                    Some(failure) => failures.push(format!("in {}: {failure}", engine.label())),
+                    None => step(&format!(
+                        "{} passed in {}: {:.1} s",
+                        suite.name(),
+                        engine.label(),
+                        took.as_secs_f64()
+                    )),
+                }
+                outputs.push((engine, outcome.lines));
+            }
+            Err(error) => failures.push(format!("in {}: {error}", engine.label())),
         }
-        step(&format!(
-            "{} passed in {}: {:.1} s",
-            suite.name(),
-            target.engine().label(),
-            started.elapsed().as_secs_f64()
-        ));
-        outputs.push((target.engine(), outcome.lines));
     }
-    Ok(outputs)
+    if failures.is_empty() {
+        Ok(outputs)
+    } else {
+        Err(failures.join("\n").into())
+    }
+}
+
+/// How a run's lines are printed as they come.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Echo {
+    /// Not at all (they are kept, and printed or logged by the caller).
+    Off,
+    /// As they are.
+    Plain,
+    /// Each after its engine's name, `[Firefox] …`: engines that run at once.
+    Labelled,
+}
+
+/// `one` in each engine, all at once (each on a thread of its own, printing labelled lines) or
+/// one after the other; the results in the order of `engines`.
+fn in_engines<T: Send>(
+    engines: &[Installed],
+    at_once: bool,
+    one: impl Fn(&Installed, Echo) -> Result<T> + Sync,
+) -> Vec<std::result::Result<T, String>> {
+    if !at_once || engines.len() < 2 {
+        return engines
+            .iter()
+            .map(|installed| one(installed, Echo::Plain).map_err(|e| e.to_string()))
+            .collect();
+    }
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = engines
+            .iter()
+            .map(|installed| {
+                let one = &one;
+                scope.spawn(move || one(installed, Echo::Labelled).map_err(|e| e.to_string()))
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| {
+                run.join()
+                    .unwrap_or_else(|_| Err("the engine's run panicked".to_owned()))
+            })
+            .collect()
+    })
 }
 
 /// `cargo xtask browser [--engine E] [--repeat N] [FILTER]`: builds once, then runs the browser
@@ -264,15 +322,16 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
     let prepared = prepare(Suite::Tests)?;
     let logs = project_root().join("target/browser-runs");
     std::fs::create_dir_all(&logs)?;
-    let mut summary = Vec::new();
-    for installed in engines {
+    let counts = in_engines(engines, true, |installed, echo| {
         let target = Target::new(installed)?;
         let engine = target.engine();
         let (mut passed, mut failed) = (0, 0);
         let mut durations = Vec::new();
+        // A single run prints everything as it goes; more are counted, and logged.
+        let echo = if times == 1 { echo } else { Echo::Off };
         for run in 1..=times {
             let started = Instant::now();
-            let outcome = run_once(&prepared, &target, filter, times == 1)?;
+            let outcome = run_once(&prepared, &target, filter, echo)?;
             let seconds = started.elapsed().as_secs_f64();
             durations.push(seconds);
             let log = logs.join(format!("{}-{run}.log", engine.name()));
@@ -292,7 +351,6 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
                 }
                 Some(failure) => {
                     failed += 1;
-                    // A single run printed everything as it went.
                     let failure = if times == 1 { "see above" } else { failure };
                     println!(
                         "{} run {run}/{times}: FAILED in {seconds:.1} s: {failure}\n  output: {}",
@@ -304,11 +362,15 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
         }
         durations.sort_by(f64::total_cmp);
         let median = durations.get(durations.len() / 2).copied().unwrap_or(0.0);
-        summary.push((engine, passed, failed, median));
+        Ok((passed, failed, median))
+    });
+    let mut summary = Vec::new();
+    for (installed, counts) in engines.iter().zip(counts) {
+        summary.push((installed.engine, counts?));
     }
     println!("\nbrowser suite, {times} runs per engine:");
     let (mut passed, mut failed) = (0, 0);
-    for (engine, p, f, median) in &summary {
+    for (engine, (p, f, median)) in &summary {
         println!(
             "  {:<9} {p} passed, {f} failed (median {median:.1} s a run)",
             engine.label()
@@ -324,25 +386,41 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
 }
 
 /// `cargo xtask browser --interactive FILE [FILTER]`: the runner's page for the tests of
-/// `tests/tests/FILE.rs` on http://127.0.0.1:8000/, to open in a browser of your own, with the
-/// fixture server up until Ctrl-C.
+/// `tests/tests/FILE.rs` or `tests/tests/browser/FILE.rs` (a module of the `browser` binary)
+/// whose names start with `FILTER`, on http://127.0.0.1:8000/, to open in a browser of your own,
+/// with the fixture server up until Ctrl-C.
 pub fn interactive(file: &str, filter: Option<&str>) -> Result<()> {
+    let tests = project_root().join("tests/tests");
+    let binary = if tests.join(format!("{file}.rs")).is_file() && file != "bench" {
+        file
+    } else if tests.join(format!("browser/{file}.rs")).is_file() && file != "main" {
+        "browser"
+    } else {
+        return Err(format!(
+            "no browser test file tests/tests/{file}.rs or tests/tests/browser/{file}.rs"
+        )
+        .into());
+    };
     let prepared = prepare(Suite::Tests)?;
     let wasm = prepared
         .wasm_files
         .iter()
         .find(|wasm| {
             let name = wasm.file_stem().unwrap_or_default().to_string_lossy();
-            // Cargo names test binaries `<file>-<hash>`.
-            name.rsplit_once('-').is_some_and(|(stem, _)| stem == file)
+            // Cargo names test binaries `<name>-<hash>`.
+            name.rsplit_once('-')
+                .is_some_and(|(stem, _)| stem == binary)
         })
-        .ok_or_else(|| format!("no browser test file tests/tests/{file}.rs"))?;
+        .ok_or_else(|| format!("cargo built no browser test binary `{binary}`"))?;
+    // A test's full name is its module path: `page::…` in a binary of its own,
+    // `browser::viewer::…` in the shared one.
+    let filter = format!("{file}::{}", filter.unwrap_or(""));
     let workdir = project_root().join("target/browser-runner");
     std::fs::create_dir_all(&workdir)?;
     crate::util::run(
         Command::new(&prepared.runner)
             .arg(wasm)
-            .args(filter)
+            .arg(filter)
             .arg("--nocapture")
             .current_dir(&workdir)
             .env("NO_HEADLESS", "1"),
@@ -354,13 +432,16 @@ pub fn run_once(
     prepared: &Prepared,
     target: &Target,
     filter: Option<&str>,
-    echo: bool,
+    echo: Echo,
 ) -> Result<RunOutcome> {
     let mut lines = Vec::new();
     let mut failures = Vec::new();
     let engine = target.engine();
-    // The runner works in an empty folder: it must not be able to serve any fixture.
-    let workdir = project_root().join("target/browser-runner");
+    // The runner works in an empty folder (one per engine, as they run at once): it must not be
+    // able to serve any fixture.
+    let workdir = project_root()
+        .join("target/browser-runner")
+        .join(engine.name());
     std::fs::create_dir_all(&workdir)?;
     let skipped: Vec<&(Engine, &str, &str)> =
         NOT_IN.iter().filter(|(e, _, _)| *e == engine).collect();
@@ -374,7 +455,7 @@ pub fn run_once(
     }
     for wasm in &prepared.wasm_files {
         let name = wasm.file_name().unwrap_or_default().to_string_lossy();
-        if echo {
+        if echo != Echo::Off {
             step(&format!("running {name} in {}", engine.label()));
         }
         let mut command = Command::new(&prepared.runner);
@@ -399,6 +480,8 @@ pub fn run_once(
             .map_err(|e| format!("cannot start {}: {e}", prepared.runner.display()))?;
         let binary = format!("{name} in {}", engine.label());
         // The other binaries still run: one run shows every failure of the engine.
+        let label = (echo == Echo::Labelled).then(|| format!("[{}] ", engine.label()));
+        let echo = (echo != Echo::Off).then_some(label.as_deref().unwrap_or(""));
         if let Some(failure) = watch(child, prepared, &binary, echo, &mut lines)? {
             failures.push(failure);
         }
@@ -454,12 +537,13 @@ impl Progress {
     }
 }
 
-/// Follows one runner process to its end; returns what failed, if anything.
+/// Follows one runner process to its end, printing its lines after `echo` if given; returns
+/// what failed, if anything.
 fn watch(
     mut child: Child,
     prepared: &Prepared,
     binary: &str,
-    echo: bool,
+    echo: Option<&str>,
     lines: &mut Vec<String>,
 ) -> Result<Option<String>> {
     let (send, receive) = mpsc::channel();
@@ -493,8 +577,8 @@ fn watch(
     loop {
         match receive.recv_timeout(Duration::from_millis(500)) {
             Ok(line) => {
-                if echo {
-                    println!("{line}");
+                if let Some(label) = echo {
+                    println!("{label}{line}");
                 }
                 progress.read(&line);
                 lines.push(line);
@@ -531,8 +615,8 @@ fn watch(
         if let Some(overdue) = overdue {
             stop_group(&mut child);
             let report = hang_report(&overdue, &progress, &prepared.open, started);
-            if echo {
-                eprintln!("{report}");
+            if let Some(label) = echo {
+                eprintln!("{label}{report}");
             }
             return Ok(Some(report));
         }
@@ -615,10 +699,17 @@ mod tests {
 
     #[test]
     fn every_test_marked_not_in_an_engine_exists_under_one_name() {
-        let dir = project_root().join("tests/tests");
         let mut sources = String::new();
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            sources.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        let mut dirs = vec![project_root().join("tests/tests")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    sources.push_str(&std::fs::read_to_string(path).unwrap());
+                }
+            }
         }
         let functions: Vec<&str> = sources
             .split("fn ")

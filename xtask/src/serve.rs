@@ -186,7 +186,12 @@ async fn respond(shared: &Shared, request: Request<Incoming>) -> Response<Body> 
     let mut response = match *request.method() {
         Method::GET | Method::HEAD => {
             let routed = if shared.for_tests {
-                test_routes::respond(&shared.root, &url).await
+                let client = request
+                    .headers()
+                    .get(hyper::header::USER_AGENT)
+                    .and_then(|agent| agent.to_str().ok())
+                    .unwrap_or_default();
+                test_routes::respond(&shared.root, &url, client).await
             } else {
                 None
             };
@@ -278,8 +283,17 @@ mod tests {
 
     /// Sends a GET and returns the status line and headers (lower-cased), and the open stream.
     fn get_head(addr: SocketAddr, path: &str) -> (String, BufReader<TcpStream>) {
+        get_head_as(addr, path, "xtask-test")
+    }
+
+    /// [`get_head`] from the client `agent` (its `User-Agent`).
+    fn get_head_as(addr: SocketAddr, path: &str, agent: &str) -> (String, BufReader<TcpStream>) {
         let mut stream = TcpStream::connect(addr).unwrap();
-        write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nUser-Agent: {agent}\r\n\r\n"
+        )
+        .unwrap();
         let mut reader = BufReader::new(stream);
         let mut head = String::new();
         loop {
@@ -322,6 +336,35 @@ mod tests {
         assert!(!head.contains("content-length"), "{head}");
         let mut some = [0u8; 100_000];
         body.read_exact(&mut some).unwrap();
+    }
+
+    #[test]
+    fn each_client_counts_its_own_streams() {
+        let addr = server();
+        let sent = |agent: &str| {
+            let (head, mut body) = get_head_as(addr, "/__sent/counted", agent);
+            assert!(head.starts_with("http/1.1 200"), "{head}");
+            let length: usize = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length: "))
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            let mut text = vec![0; length];
+            body.read_exact(&mut text).unwrap();
+            String::from_utf8(text).unwrap().parse::<u64>().unwrap()
+        };
+        let (head, mut body) = get_head_as(addr, "/__lines/counted", "Engine A");
+        assert!(head.contains("transfer-encoding: chunked"), "{head}");
+        let mut some = [0u8; 10_000];
+        body.read_exact(&mut some).unwrap();
+        assert!(sent("Engine A") >= 10_000);
+        assert_eq!(sent("Engine B"), 0);
+        // Another client's stream of the same name starts its own count, not A's again.
+        let (_, mut other) = get_head_as(addr, "/__lines/counted", "Engine B");
+        other.read_exact(&mut some).unwrap();
+        assert!(sent("Engine A") >= 10_000);
     }
 
     #[test]

@@ -15,9 +15,9 @@
 //!   never ends, arriving as over a network (unpaced, an engine buffers what loopback gives it,
 //!   gigabytes, long before its page has read 64 MiB, and then the end of the 4 GiB cannot be
 //!   told from the client stopping).
-//! - `/__sent/<name>`: how many bytes the last `/__lines/<name>` has handed to the connection so
-//!   far, as decimal text (`0` for a name never asked for): a test sees where a reader stopped
-//!   without timing it.
+//! - `/__sent/<name>`: how many bytes the last `/__lines/<name>` of the same client (its
+//!   `User-Agent`: the engines run at once) has handed to the connection so far, as decimal text
+//!   (`0` for a name never asked for): a test sees where a reader stopped without timing it.
 //! - `/__hang/<name>`: never answers (until the server's process ends).
 
 use std::collections::BTreeMap;
@@ -46,8 +46,9 @@ const PIECE: usize = 64 * 1024;
 /// take over four minutes, far longer than any engine takes to read the 64 MiB a test allows.
 const LINES_PACE: Duration = Duration::from_millis(4);
 
-/// The answer for a test route, or `None` when `url` is an ordinary file path.
-pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
+/// The answer for a test route to `client` (its `User-Agent`), or `None` when `url` is an
+/// ordinary file path.
+pub async fn respond(root: &Path, url: &str, client: &str) -> Option<Response<Body>> {
     let rest = url.strip_prefix("/__")?;
     let (route, rest) = rest.split_once('/').unwrap_or((rest, ""));
     Some(match route {
@@ -72,9 +73,10 @@ pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
             Err(_) => not_found(),
         },
         "lines" => {
-            sent_so_far(rest, None);
+            let counted = counter(client, rest);
+            sent_so_far(&counted, None);
             let body = Pieces {
-                counted: Some(rest.to_owned()),
+                counted: Some(counted),
                 pace: Some(Box::pin(tokio::time::sleep(LINES_PACE))),
                 ..Pieces::new(LINES_HEAD.as_bytes(), LINES_STEP.as_bytes(), ENDLESS_BYTES)
             };
@@ -82,7 +84,10 @@ pub async fn respond(root: &Path, url: &str) -> Option<Response<Body>> {
         }
         "sent" => {
             let mut response = Response::new(
-                Full::new(Bytes::from(sent_so_far(rest, Some(0)).to_string())).boxed(),
+                Full::new(Bytes::from(
+                    sent_so_far(&counter(client, rest), Some(0)).to_string(),
+                ))
+                .boxed(),
             );
             set(&mut response, "Content-Type", "text/plain; charset=utf-8");
             set(&mut response, "Cache-Control", "no-store");
@@ -102,13 +107,19 @@ const LINES_HEAD: &str = concat!(
 );
 const LINES_STEP: &str = "{\"op\":\"view\",\"project\":\"docs\",\"result\":\"ok\",\"lane\":{\"project\":\"docs\",\"busy\":false}}\n";
 
-/// Bytes handed to the connection by each `/__lines/<name>`, by name.
+/// Bytes handed to the connection by each `/__lines/<name>`, by [`counter`].
 static SENT: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
 
-/// Adds `more` to what `name` has sent (`None` starts it again at 0) and returns the total.
-fn sent_so_far(name: &str, more: Option<u64>) -> u64 {
+/// The name under which `client`'s `/__lines/<name>` is counted: each engine's tests see their
+/// own streams, as they run at once.
+fn counter(client: &str, name: &str) -> String {
+    format!("{client}\n{name}")
+}
+
+/// Adds `more` to what `counted` has sent (`None` starts it again at 0) and returns the total.
+fn sent_so_far(counted: &str, more: Option<u64>) -> u64 {
     let mut sent = SENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let total = sent.entry(name.to_owned()).or_insert(0);
+    let total = sent.entry(counted.to_owned()).or_insert(0);
     *total = more.map_or(0, |more| *total + more);
     *total
 }

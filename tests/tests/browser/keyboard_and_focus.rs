@@ -1,8 +1,6 @@
 //! Keys and focus: the record tabs' keys (modified keys left to the browser), focus kept across
 //! rebuilds, and calls a page makes from focus handlers while the viewer rebuilds.
 
-#![cfg(target_arch = "wasm32")]
-
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -11,8 +9,6 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = r#"
 export function keyWith(el, key, alt, ctrl) {

@@ -2,16 +2,12 @@
 //! of itself, takes absent options, lets one viewer follow the deep link, and keeps its borders
 //! readable in light and dark.
 
-#![cfg(target_arch = "wasm32")]
-
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = r#"
 export function schemeColours(scheme, cssText) {

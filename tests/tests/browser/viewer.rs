@@ -1,13 +1,9 @@
 //! The viewer in headless Chromium, through the real fetch-and-parse path, compared with the
 //! record files.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 const LANGS: [&str; 2] = ["en", "ja"];
 

@@ -2,14 +2,10 @@
 //! (`project_lanes_view::tree::html::write`) is the markup the viewer builds in the page from the same
 //! operations, for every bundled record's timeline and step cards in both languages.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use project_lanes_view::i18n::Lang;
 use project_lanes_view::tree::{ROOT, Tree, html};
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn the_timeline_written_as_a_string_is_the_one_built_in_the_page() {

@@ -2,12 +2,8 @@
 //! spares the others), fields the format does not have, a failed record's tab, English details
 //! inside Japanese.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 fn tab(root: &web_sys::Element, id: &str) -> web_sys::Element {
     one(root, &format!("[role=tab][data-record-id=\"{id}\"]"))

@@ -7,14 +7,10 @@
 //! pointer stands at the same address before and after any amount of work the viewer does, in
 //! every engine.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 fn verification(root: &web_sys::Element) -> Option<String> {
     attr(&one(root, "[role=tabpanel]"), "data-verification")

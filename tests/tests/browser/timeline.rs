@@ -2,16 +2,12 @@
 //! here, independently of the viewer, from each record file's JSON (`serde_json::Value`, not
 //! the core's types); step selection by click, keys, buttons, the API and the deep link.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MouseEvent, MouseEventInit};
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 const LANGS: [&str; 2] = ["en", "ja"];
 const LARGE: &str = "bench/10000/index.json";

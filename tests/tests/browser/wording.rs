@@ -2,14 +2,10 @@
 //! save, grouped numbers, one step in the singular, steps counted from 1, and Japanese written
 //! for Japanese readers (the glossary's terms, full-width punctuation, upright notes).
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_sys::Element;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 fn card(root: &Element, n: usize) -> Element {
     one(root, &format!("[data-step=\"{n}\"]"))

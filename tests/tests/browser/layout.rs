@@ -7,16 +7,12 @@
 //! Each viewport is an `<iframe>` of that size fixed over the test page, holding the viewer's
 //! stylesheet: the viewer lays itself out, scrolls and matches media queries inside it.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use serde_json::Value;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement, HtmlIFrameElement};
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// A viewport of `width`×`height` CSS pixels: an iframe fixed at the top left of the test page,
 /// with the viewer's stylesheet. Removed on drop.

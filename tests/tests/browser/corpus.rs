@@ -5,14 +5,10 @@
 //! person drops it, or a page hands it over with `open_text`. Files of unclosed nesting must
 //! leave every viewer on the page working.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 use web_sys::Element;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// `(file, verdict)` for every line of the corpus's `expected.txt`.
 async fn expected() -> Vec<(String, String)> {

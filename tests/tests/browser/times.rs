@@ -4,15 +4,11 @@
 //! only when steps have times), and replay that compares results, never times. The records are
 //! `target/browser-site/fixtures/journal/`, written by xtask from real journals.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, MouseEvent, MouseEventInit};
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 const INDEX: &str = "fixtures/journal/index.json";
 

@@ -2,14 +2,10 @@
 //! a query that is not taken says why with its code, and the deep link holds the query. The
 //! expected steps are worked out here from how each record was made, not read from the viewer.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 use web_sys::{Element, KeyboardEvent, KeyboardEventInit};
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Enter (or Shift+Enter) in the find box.
 fn enter(root: &Element, shift: bool) {

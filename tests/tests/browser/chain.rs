@@ -3,15 +3,11 @@
 //! key, or unsigned), the root hash shown and copied, a step edited after the fact refused at
 //! its line, and a deep link pinned to another record's root refused with a warning.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use project_lanes::record::checkpoint::SigningKey;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// The fingerprint of the key that signed the fixtures' checkpoint (xtask's `SIGNING_SEED`).
 fn signer() -> String {

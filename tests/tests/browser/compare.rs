@@ -3,14 +3,10 @@
 //! with…", `mount`'s `compare`, and the deep link that restores a comparison. The expected
 //! differences are worked out here from how the records were made, not read from the viewer.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::Element;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// The bundled busy project, made again with its release's outcome `failed`, as `busy-failed`.
 fn busy_failed() -> String {

@@ -5,14 +5,10 @@
 //! the rule (a quarter as wide each time, the current step kept where it was drawn), not read
 //! from the viewer.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::Element;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// The steps the drawing shows, from 0, `to` excluded.
 fn window(root: &Element) -> (usize, usize) {

@@ -1,15 +1,11 @@
 //! Every record shown is replayed on the core in the browser, and people open their
 //! own records (open_text, the file picker's path, drops), bad input included.
 
-#![cfg(target_arch = "wasm32")]
-
 use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::Element;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = r#"
 // Drops one file of `bytes` bytes of zeros (too large to read).
