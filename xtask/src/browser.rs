@@ -386,8 +386,8 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
 }
 
 /// `cargo xtask browser --interactive FILE [FILTER]`: the runner's page for the tests of
-/// `tests/tests/FILE.rs` or `tests/tests/browser/FILE.rs` (a module of the `browser` binary)
-/// whose names start with `FILTER`, on http://127.0.0.1:8000/, to open in a browser of your own,
+/// `tests/tests/FILE.rs` whose names contain `FILTER`, or of `tests/tests/browser/FILE.rs` (a
+/// module of the `browser` binary) whose names start with it, on http://127.0.0.1:8000/, to open in a browser of your own,
 /// with the fixture server up until Ctrl-C.
 pub fn interactive(file: &str, filter: Option<&str>) -> Result<()> {
     let tests = project_root().join("tests/tests");
@@ -412,15 +412,18 @@ pub fn interactive(file: &str, filter: Option<&str>) -> Result<()> {
                 .is_some_and(|(stem, _)| stem == binary)
         })
         .ok_or_else(|| format!("cargo built no browser test binary `{binary}`"))?;
-    // A test's full name is its module path: `page::…` in a binary of its own,
-    // `browser::viewer::…` in the shared one.
-    let filter = format!("{file}::{}", filter.unwrap_or(""));
+    // In the shared binary a test's name starts with its module's (`viewer::two_viewers_…`).
+    let filter = if binary == "browser" {
+        Some(format!("{file}::{}", filter.unwrap_or("")))
+    } else {
+        filter.map(str::to_owned)
+    };
     let workdir = project_root().join("target/browser-runner");
     std::fs::create_dir_all(&workdir)?;
     crate::util::run(
         Command::new(&prepared.runner)
             .arg(wasm)
-            .arg(filter)
+            .args(filter)
             .arg("--nocapture")
             .current_dir(&workdir)
             .env("NO_HEADLESS", "1"),
@@ -571,6 +574,8 @@ fn watch(
         });
     }
     drop(send);
+    // `lines` holds the engine's earlier binaries too; this one's start here.
+    let first = lines.len();
     let started = Instant::now();
     let mut progress = Progress::default();
     let limit = prepared.suite.test_limit();
@@ -602,7 +607,9 @@ fn watch(
                 "browser test `{name}` ({binary}) did not finish within {} s and was stopped",
                 limit.as_secs()
             )),
-            None if lines.iter().all(|l| !l.contains("Invoking test: "))
+            None if lines[first..]
+                .iter()
+                .all(|l| !l.contains("Invoking test: "))
                 && started.elapsed() > STARTUP_LIMIT =>
             {
                 Some(format!(
@@ -725,6 +732,56 @@ mod tests {
             // `--skip` matches parts of names: the entry must name one test and match no other.
             let matching: Vec<&&str> = functions.iter().filter(|f| f.contains(test)).collect();
             assert_eq!(matching, vec![test], "NOT_IN ({engine:?}) names `{test}`");
+        }
+    }
+
+    /// The JavaScript modules a browser test binary's page imports besides its glue: each
+    /// `inline_js`, and each `module = "/…"` path once, in the sources of `dirs`.
+    fn snippets(dirs: &[&str]) -> usize {
+        let mut inline = 0;
+        let mut modules = std::collections::BTreeSet::new();
+        let mut dirs: Vec<PathBuf> = dirs.iter().map(|d| project_root().join(d)).collect();
+        while let Some(dir) = dirs.pop() {
+            let entries: Vec<PathBuf> = if dir.is_file() {
+                vec![dir]
+            } else {
+                std::fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect()
+            };
+            for path in entries {
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    inline += text.matches("wasm_bindgen(inline_js").count();
+                    for rest in text.split("wasm_bindgen(module = \"").skip(1) {
+                        modules.insert(rest.split('"').next().unwrap().to_owned());
+                    }
+                }
+            }
+        }
+        inline + modules.len()
+    }
+
+    #[test]
+    fn no_browser_test_page_imports_more_than_six_snippets() {
+        // The runner's page imports every snippet at once; past six (the browser's connections
+        // to one host), its server now and then never answers one and the page never starts
+        // (Chromium: 4 of 8 starts hung with eight, none of 12 with four).
+        let shared = snippets(&["web/src", "tests/src"]);
+        let tests = project_root().join("tests/tests");
+        for entry in std::fs::read_dir(&tests).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let own = snippets(&[&format!("tests/tests/{name}")]);
+            assert!(
+                shared + own <= 6,
+                "the page of tests/tests/{name} imports {} JavaScript snippets ({shared} of the \
+                 viewer and the tests' library); at most 6 (put its helpers in one module)",
+                shared + own
+            );
         }
     }
 

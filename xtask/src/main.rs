@@ -51,8 +51,9 @@ tasks:
                     (default 1), with a pass/fail count per engine; each run's output is kept
                     in target/browser-runs/
   browser --interactive FILE [FILTER]
-                    the tests of tests/tests/FILE.rs or tests/tests/browser/FILE.rs (those
-                    whose names start with FILTER) on http://127.0.0.1:8000/ for a browser
+                    the tests of tests/tests/FILE.rs whose names contain FILTER, or of
+                    tests/tests/browser/FILE.rs whose names start with it, on
+                    http://127.0.0.1:8000/ for a browser
                     you open yourself (the fixture server stays up until Ctrl-C)
   dist              write the static site to target/dist/ (with SHA256SUMS)
   release [--check] [--allow-dirty]

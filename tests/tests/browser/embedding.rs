@@ -9,31 +9,7 @@ use lane_viewer_tests::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-#[wasm_bindgen(inline_js = r#"
-export function schemeColours(scheme, cssText) {
-  const vars = {};
-  let border = null;
-  const visit = (rules, dark) => {
-    for (const r of rules) {
-      if (r.media && r.cssRules) { if (r.conditionText.includes("dark")) visit(r.cssRules, true); continue; }
-      if (!r.style) continue;
-      if (r.selectorText === ".lane-viewer" && dark === (scheme === "dark")) {
-        for (const name of r.style) if (name.startsWith("--")) vars[name] = r.style.getPropertyValue(name).trim();
-      }
-      if (r.selectorText === ".lane-viewer button" && !dark) {
-        const decl = r.style.getPropertyValue("border-color") || r.style.getPropertyValue("border");
-        const m = /var\((--[\w-]+)\)/.exec(decl);
-        if (m) border = m[1];
-      }
-    }
-  };
-  // The stylesheet's text, parsed here (the page's own link is cross-origin, its rules unreadable).
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(cssText);
-  visit(sheet.cssRules, false);
-  return [border, vars["--lv-bg"], vars["--lv-panel"], border && vars[border]];
-}
-"#)]
+#[wasm_bindgen(module = "/tests/browser/helpers.js")]
 extern "C" {
     #[wasm_bindgen(js_name = schemeColours)]
     fn scheme_colours(scheme: &str, css_text: &str) -> js_sys::Array;

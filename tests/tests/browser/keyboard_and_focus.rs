@@ -10,12 +10,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-#[wasm_bindgen(inline_js = r#"
-export function keyWith(el, key, alt, ctrl) {
-  const e = new KeyboardEvent("keydown", { key, altKey: alt, ctrlKey: ctrl, bubbles: true, cancelable: true });
-  return el.dispatchEvent(e);
-}
-"#)]
+#[wasm_bindgen(module = "/tests/browser/helpers.js")]
 extern "C" {
     #[wasm_bindgen(js_name = keyWith)]
     fn key_with(el: &web_sys::Element, key: &str, alt: bool, ctrl: bool) -> bool;

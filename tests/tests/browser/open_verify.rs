@@ -7,21 +7,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
-#[wasm_bindgen(inline_js = r#"
-// Drops one file of `bytes` bytes of zeros (too large to read).
-export function dropBig(target, name, bytes) {
-  const data = new DataTransfer();
-  data.items.add(new File([new Uint8Array(bytes)], name));
-  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-}
-// Logs each lane-viewer-verdict that reaches `target`: [event, its detail as one line].
-export function logVerdicts(target, log) {
-  target.addEventListener("lane-viewer-verdict", (e) => log.push([e, verdictLine(e.detail)]));
-}
-export function verdictLine(d) {
-  return `${d.record} ${d.verdict} ${d.step} ${d.code}`;
-}
-"#)]
+#[wasm_bindgen(module = "/tests/browser/helpers.js")]
 extern "C" {
     #[wasm_bindgen(js_name = dropBig)]
     fn drop_big(target: &web_sys::Element, name: &str, bytes: f64);

@@ -526,14 +526,7 @@ async fn at_320_px_the_timeline_scrolls_inside_itself_and_the_viewer_does_not() 
     assert!(scroller.scroll_left() > 0);
 }
 
-#[wasm_bindgen(inline_js = r#"
-// Drops one file on `target` as a person would: a DataTransfer holding a File.
-export function dropFile(target, name, content) {
-  const data = new DataTransfer();
-  data.items.add(new File([content], name, { type: "application/json" }));
-  target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
-}
-"#)]
+#[wasm_bindgen(module = "/tests/browser/helpers.js")]
 extern "C" {
     #[wasm_bindgen(js_name = dropFile)]
     fn drop_file(target: &Element, name: &str, content: &str);

@@ -222,29 +222,7 @@ fn label_colon_and_note_style(root: &Element) -> (String, String) {
     (colon, style.get_property_value("font-style").unwrap())
 }
 
-#[wasm_bindgen(inline_js = r#"
-// The horizontal extent on screen of `text` inside `element` (its characters' boxes, however
-// the bidi algorithm placed them), and of the last character of `element`'s text.
-export function textExtent(element, text) {
-  const walker = element.ownerDocument.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-  let all = "", nodes = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) { nodes.push([n, all.length]); all += n.data; }
-  const at = all.indexOf(text);
-  if (at < 0) return null;
-  const range = element.ownerDocument.createRange();
-  const box = (from, to) => {
-    let left = Infinity, right = -Infinity;
-    for (const [n, start] of nodes) {
-      for (let i = Math.max(from, start); i < Math.min(to, start + n.data.length); i++) {
-        range.setStart(n, i - start); range.setEnd(n, i - start + 1);
-        for (const r of range.getClientRects()) { if (r.width > 0) { left = Math.min(left, r.left); right = Math.max(right, r.right); } }
-      }
-    }
-    return [left, right];
-  };
-  return [...box(at, at + text.length), ...box(all.length - 1, all.length)];
-}
-"#)]
+#[wasm_bindgen(module = "/tests/browser/helpers.js")]
 extern "C" {
     /// `[left, right]` of `text` in `element`, then `[left, right]` of the element's last
     /// character; `null` if the text is not there.
