@@ -33,17 +33,9 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
     copy_records(&root.join("records"), &site.join("records"))?;
     // The tests and benchmarks load the real stylesheet: layout is part of what they measure.
     copy(&root.join("view/viewer.css"), &site.join("viewer.css"))?;
-    // The standalone page, for the tests of what it says and of its `#src=`, and the playground
-    // with its own module.
-    for page in [
-        "index.html",
-        "site.css",
-        "playground.html",
-        "playground.js",
-        "playground.css",
-        "playground-runner.js",
-        "playground-worker.js",
-    ] {
+    // The site's pages: the standalone page, for the tests of what it says and of its `#src=`,
+    // and the playground with its own module.
+    for page in crate::dist::PAGES {
         copy(&root.join("www").join(page), &site.join(page))?;
     }
     crate::dist::build_playground(&site.join("playground"))?;
