@@ -20,6 +20,8 @@ export class Runner {
     this.worker = null;
     this.ready = null;
     this.job = null;
+    /** The run waiting for its worker to start, if any (see `cancel`). */
+    this.starting = null;
     this.ids = 0;
     /** Whether runs go to a worker (false once a worker could not be made). */
     this.inWorker = typeof Worker === "function";
@@ -96,7 +98,13 @@ export class Runner {
    * `{ran: null, failed}` when the worker failed mid-run. */
   async run(file, text) {
     this.onPhase("starting");
-    if (await this.start()) {
+    // A stop asked for while the worker starts ends the run before it is sent.
+    const starting = { cancelled: false };
+    this.starting = starting;
+    const inWorker = await this.start();
+    this.starting = null;
+    if (starting.cancelled) return { cancelled: true };
+    if (inWorker) {
       return new Promise((resolve) => {
         this.job = { id: ++this.ids, resolve };
         this.worker.postMessage({ type: "run", id: this.job.id, file, text });
@@ -114,9 +122,14 @@ export class Runner {
     job?.resolve(outcome);
   }
 
-  /** Ends the run in flight (its worker is ended; the next run starts a fresh one). Returns
-   * whether there was one to end: a run on the page's thread cannot be. */
+  /** Ends the run in flight (its worker is ended; the next run starts a fresh one), or the run
+   * waiting for its worker to start (it is never sent). Returns whether there was one to end: a
+   * run on the page's thread cannot be. */
   cancel() {
+    if (this.starting) {
+      this.starting.cancelled = true;
+      return true;
+    }
     if (!this.job) return false;
     this.stop();
     this.finish({ cancelled: true });
