@@ -387,8 +387,8 @@ pub fn repeat(times: usize, engines: &[Installed], filter: Option<&str>) -> Resu
 
 /// `cargo xtask browser --interactive FILE [FILTER]`: the runner's page for the tests of
 /// `tests/tests/FILE.rs` whose names contain `FILTER`, or of `tests/tests/browser/FILE.rs` (a
-/// module of the `browser` binary) whose names start with it, on http://127.0.0.1:8000/, to open in a browser of your own,
-/// with the fixture server up until Ctrl-C.
+/// module of the `browser` binary) whose names start with it, on http://127.0.0.1:8000/, to
+/// open in a browser of your own, with the fixture server up until Ctrl-C.
 pub fn interactive(file: &str, filter: Option<&str>) -> Result<()> {
     let tests = project_root().join("tests/tests");
     let binary = if tests.join(format!("{file}.rs")).is_file() && file != "bench" {
@@ -706,18 +706,7 @@ mod tests {
 
     #[test]
     fn every_test_marked_not_in_an_engine_exists_under_one_name() {
-        let mut sources = String::new();
-        let mut dirs = vec![project_root().join("tests/tests")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else {
-                    sources.push_str(&std::fs::read_to_string(path).unwrap());
-                }
-            }
-        }
+        let sources = sources_under("tests/tests");
         let functions: Vec<&str> = sources
             .split("fn ")
             .skip(1)
@@ -735,34 +724,30 @@ mod tests {
         }
     }
 
-    /// The JavaScript modules a browser test binary's page imports besides its glue: each
-    /// `inline_js`, and each `module = "/…"` path once, in the sources of `dirs`.
-    fn snippets(dirs: &[&str]) -> usize {
-        let mut inline = 0;
-        let mut modules = std::collections::BTreeSet::new();
-        let mut dirs: Vec<PathBuf> = dirs.iter().map(|d| project_root().join(d)).collect();
-        while let Some(dir) = dirs.pop() {
-            let entries: Vec<PathBuf> = if dir.is_file() {
-                vec![dir]
-            } else {
-                std::fs::read_dir(&dir)
-                    .unwrap()
-                    .map(|e| e.unwrap().path())
-                    .collect()
-            };
-            for path in entries {
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    inline += text.matches("wasm_bindgen(inline_js").count();
-                    for rest in text.split("wasm_bindgen(module = \"").skip(1) {
-                        modules.insert(rest.split('"').next().unwrap().to_owned());
-                    }
-                }
-            }
+    /// The text of the Rust file at `path` in the repository, or of every one under it.
+    fn sources_under(path: &str) -> String {
+        let path = project_root().join(path);
+        if path.is_file() {
+            return std::fs::read_to_string(path).unwrap();
         }
-        inline + modules.len()
+        let mut files = Vec::new();
+        crate::dist::collect(&path, &path, &mut files).unwrap();
+        files
+            .iter()
+            .filter(|file| file.ends_with(".rs"))
+            .map(|file| std::fs::read_to_string(path.join(file)).unwrap())
+            .collect()
+    }
+
+    /// The JavaScript modules a page imports besides its glue for the Rust `sources`: each
+    /// `inline_js`, and each `module = "/…"` path once.
+    fn snippets(sources: &str) -> usize {
+        let modules: std::collections::BTreeSet<&str> = sources
+            .split("wasm_bindgen(module = \"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        sources.matches("wasm_bindgen(inline_js").count() + modules.len()
     }
 
     #[test]
@@ -770,12 +755,12 @@ mod tests {
         // The runner's page imports every snippet at once; past six (the browser's connections
         // to one host), its server now and then never answers one and the page never starts
         // (Chromium: 4 of 8 starts hung with eight, none of 12 with four).
-        let shared = snippets(&["web/src", "tests/src"]);
+        let shared = snippets(&(sources_under("web/src") + &sources_under("tests/src")));
         let tests = project_root().join("tests/tests");
         for entry in std::fs::read_dir(&tests).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let own = snippets(&[&format!("tests/tests/{name}")]);
+            let own = snippets(&sources_under(&format!("tests/tests/{name}")));
             assert!(
                 shared + own <= 6,
                 "the page of tests/tests/{name} imports {} JavaScript snippets ({shared} of the \
