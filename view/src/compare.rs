@@ -34,8 +34,8 @@ const TOPS: [u64; 2] = [8, 40];
 const BAR_H: u64 = 16;
 
 /// The "Compare with…" control: a `select[data-compare-with]` listing `others` (id, title),
-/// none chosen.
-pub fn chooser(t: &mut Tree, parent: N, lang: Lang, others: &[(&str, &str)], prefix: &str) {
+/// none chosen. Returns the select.
+pub fn chooser(t: &mut Tree, parent: N, lang: Lang, others: &[(&str, &str)], prefix: &str) -> N {
     let wrap = t.el(parent, "div", "lv-cmp-with");
     let id = format!("{prefix}-compare-with");
     let label = t.el_text(wrap, "label", "", text(lang, DiffMsg::CompareWith));
@@ -43,6 +43,12 @@ pub fn chooser(t: &mut Tree, parent: N, lang: Lang, others: &[(&str, &str)], pre
     let select = t.el(wrap, "select", "lv-cmp-select");
     t.attr(select, "id", &id);
     t.attr(select, "data-compare-with", "");
+    options(t, select, lang, others);
+    select
+}
+
+/// The chooser's options: none, then `others` (id, title).
+pub fn options(t: &mut Tree, select: N, lang: Lang, others: &[(&str, &str)]) {
     let none = t.el_text(select, "option", "", text(lang, DiffMsg::CompareNothing));
     t.attr(none, "value", "");
     for (other, title) in others {

@@ -475,3 +475,39 @@ async fn a_long_list_of_records_keeps_its_tabs_in_a_box_and_the_selected_record_
         viewer.destroy();
     }
 }
+
+/// A short index shows every tab, so selecting in it reads no layout; when records opened one
+/// by one make the box reach its height and scroll, each new record's tab is still shown.
+#[wasm_bindgen_test]
+async fn a_tab_list_that_grows_into_a_scrolling_box_shows_each_new_selected_tab() {
+    let frame = Frame::new(390, 844).await;
+    let (viewer, root) = frame
+        .mount(&[("src", s("records/busy-project.json")), ("lang", s("en"))])
+        .await;
+    let list = one(&root, "[role=tablist]");
+    let mut scrolled = false;
+    for n in 0..40 {
+        let id = format!("opened-{n:02}");
+        viewer.open_text(&format!("{id}.json"), views_record(&id, 2));
+        assert_eq!(viewer.selected(), Some(id.clone()));
+        let tab = one(&root, &format!("[role=tab][data-record-id={id}]"));
+        let inside = || {
+            let (r, b) = (
+                tab.get_bounding_client_rect(),
+                list.get_bounding_client_rect(),
+            );
+            r.top() >= b.top() - 0.5 && r.bottom() <= b.bottom() + 0.5
+        };
+        assert!(
+            eventually(inside).await,
+            "{id}: its tab at {}, the box {}..{} scrolled by {}",
+            tab.get_bounding_client_rect().top(),
+            list.get_bounding_client_rect().top(),
+            list.get_bounding_client_rect().bottom(),
+            list.scroll_top()
+        );
+        scrolled |= list.scroll_top() > 0;
+    }
+    assert!(scrolled, "40 tabs at 390 px scroll inside their box");
+    viewer.destroy();
+}

@@ -12,6 +12,7 @@
 //! itself at any moment.
 
 mod events;
+mod tabbox;
 mod verdicts;
 mod view;
 

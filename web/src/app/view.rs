@@ -14,6 +14,7 @@ use project_lanes_view::tree::{ROOT, Tree};
 use wasm_bindgen::prelude::*;
 use web_sys::{Document, Element, HtmlElement};
 
+use super::tabbox::TabBox;
 use super::{Core, hash_owner_key};
 use crate::dom::{Listener, attr, clear, css_string};
 use crate::entry::{Loaded, State};
@@ -46,6 +47,10 @@ pub struct View {
     panels: Panels,
     /// The timeline model of the record shown last.
     overview: Option<Overview>,
+    /// Shows the selected tab inside the tab list's box (taken on `destroy`).
+    tabbox: Option<TabBox>,
+    /// The "Compare with…" select shown, and its language.
+    chooser: Option<(Lang, Element)>,
 }
 
 impl View {
@@ -76,6 +81,7 @@ impl View {
         let built = build(&t, host);
         let [root, status, langs, tools, tablist, compare, panel] =
             [root, status, langs, tools, tablist, compare, panel].map(|n| built.element(n));
+        let tabbox = Some(TabBox::new(&tablist));
         View {
             doc,
             root,
@@ -93,6 +99,8 @@ impl View {
             focus_after: None,
             panels: Panels::default(),
             overview: None,
+            tabbox,
+            chooser: None,
         }
     }
 
@@ -199,10 +207,10 @@ impl View {
                     .into_iter()
                     .find(|name| a.has_attribute(name))
             });
-        clear(&self.compare);
         let lang = state.lang;
-        let mut t = Tree::new();
         let title = |i: usize| state.entries[i].title.get(lang.tag());
+        let mut t = Tree::new();
+        let mut chooser = None;
         if let Some(comparison) = &state.compare {
             let found = comparison.ids.each_ref().map(|id| state.position(id));
             let sides = [0, 1].map(|s| {
@@ -235,10 +243,22 @@ impl View {
                 .map(|(i, e)| (e.id.as_str(), title(i)))
                 .collect();
             if !others.is_empty() {
-                compare::chooser(&mut t, ROOT, lang, &others, &self.prefix);
+                // The chooser shown, in this language: only its options change (a new select
+                // would cost a style and layout of its own at every switch of record).
+                if let Some((_, select)) = (self.chooser.as_ref())
+                    .filter(|(l, s)| *l == lang && self.compare.contains(Some(s)))
+                {
+                    clear(select);
+                    compare::options(&mut t, ROOT, lang, &others);
+                    build(&t, select);
+                    return;
+                }
+                chooser = Some(compare::chooser(&mut t, ROOT, lang, &others, &self.prefix));
             }
         }
-        build(&t, &self.compare);
+        clear(&self.compare);
+        let built = build(&t, &self.compare);
+        self.chooser = chooser.map(|n| (lang, built.element(n)));
         if let Some(name) = focused {
             let selector = match name {
                 "data-diff-choice" => "[aria-current=true] [data-diff-choice]".to_owned(),
@@ -276,25 +296,10 @@ impl View {
         }
     }
 
-    /// Scrolls the tab list (a box that scrolls, for long indexes) to show the selected tab,
-    /// within its box only: the page stays where the reader has it. Called once the panel is
-    /// in the page, whose height may have changed the tabs' wrapping.
+    /// Shows the selected tab inside the tab list's box, which scrolls for a long index.
     fn reveal_tab(&self, state: &State) {
-        let Some(tab) = self.tablist.children().item(state.selected as u32) else {
-            return;
-        };
-        let (list, at) = (
-            self.tablist.get_bounding_client_rect(),
-            tab.get_bounding_client_rect(),
-        );
-        // With the box's padding (5 px) and a pixel to spare around the tab.
-        let by =
-            (at.top() - 6.0 - list.top()).min(0.0) + (at.bottom() + 6.0 - list.bottom()).max(0.0);
-        if by != 0.0 {
-            // Whole pixels, far enough (`f64::round` would link a libm function).
-            let top = self.tablist.scroll_top() as f64 + by;
-            let top = if by > 0.0 { top.ceil() } else { top.floor() };
-            self.tablist.set_scroll_top(top as i32);
+        if let Some(tabs) = &self.tabbox {
+            tabs.reveal(state.selected);
         }
     }
 
@@ -541,6 +546,7 @@ impl View {
     pub(super) fn destroy(&mut self) {
         self.destroyed = true;
         self.listeners.clear();
+        self.tabbox = None;
         // Emptying the panel also stops a large record's background rendering; dropping the
         // records (the state's) stops their background verification.
         clear(&self.panel);
