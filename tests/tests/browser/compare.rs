@@ -232,3 +232,52 @@ async fn the_deep_link_restores_a_comparison_and_its_current_difference() {
     drop(m);
     clear_hash();
 }
+
+/// "Compare with…" follows the selected record and the language: it lists the records other
+/// than the selected one, in the words of the language shown.
+#[wasm_bindgen_test]
+async fn the_chooser_lists_the_other_records_after_a_switch_of_record_or_language() {
+    let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
+    let root = m.root();
+    let ids: Vec<String> = index()
+        .await
+        .records
+        .into_iter()
+        .map(|r| r.id.to_string())
+        .collect();
+    let listed = || {
+        let select = one(&root, "select[data-compare-with]");
+        let label = one(&root, ".lv-cmp-with label");
+        let options = all(&select, "option");
+        (
+            text(&label),
+            text(&options[0]),
+            options[1..]
+                .iter()
+                .filter_map(|o| attr(o, "value"))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let others = |id: &str| ids.iter().filter(|i| *i != id).cloned().collect::<Vec<_>>();
+    assert!(eventually(|| listed().2 == others("busy-project")).await);
+    for (id, lang, words) in [
+        (
+            "explicit-outcome",
+            "en",
+            ("Compare with…", "(no comparison)"),
+        ),
+        (
+            "explicit-outcome",
+            "ja",
+            ("比較する記録…", "（比較しない）"),
+        ),
+        ("busy-project", "ja", ("比較する記録…", "（比較しない）")),
+        ("busy-project", "en", ("Compare with…", "(no comparison)")),
+    ] {
+        assert!(m.viewer.select(id));
+        assert!(m.viewer.set_lang(lang));
+        let (label, none, values) = listed();
+        assert_eq!((label.as_str(), none.as_str()), words, "{id} in {lang}");
+        assert_eq!(values, others(id), "{id} in {lang}");
+    }
+}

@@ -49,7 +49,7 @@ pub struct View {
     overview: Option<Overview>,
     /// Shows the selected tab inside the tab list's box (taken on `destroy`).
     tabbox: Option<TabBox>,
-    /// The "Compare with…" select shown, and its language.
+    /// The "Compare with…" select shown, and the language of its label.
     chooser: Option<(Lang, Element)>,
 }
 
@@ -243,11 +243,17 @@ impl View {
                 .map(|(i, e)| (e.id.as_str(), title(i)))
                 .collect();
             if !others.is_empty() {
-                // The chooser shown, in this language: only its options change (a new select
-                // would cost a style and layout of its own at every switch of record).
-                if let Some((_, select)) = (self.chooser.as_ref())
-                    .filter(|(l, s)| *l == lang && self.compare.contains(Some(s)))
+                // The chooser shown: only its options (and, in another language, its label)
+                // change. A new select costs a style and layout of its own at every switch.
+                if let Some((shown, select)) =
+                    (self.chooser.as_mut()).filter(|(_, s)| self.compare.contains(Some(s)))
                 {
+                    if *shown != lang
+                        && let Some(label) = select.previous_element_sibling()
+                    {
+                        label.set_text_content(Some(text(lang, DiffMsg::CompareWith)));
+                        *shown = lang;
+                    }
                     clear(select);
                     compare::options(&mut t, ROOT, lang, &others);
                     build(&t, select);
