@@ -96,6 +96,9 @@ pub struct Incoming {
     /// The first line has been seen (or is longer than any line can be).
     decided: bool,
     bytes: u64,
+    /// How many bytes the file has, when that is known before its end (its `Content-Length`,
+    /// or a file that arrived whole).
+    size: Option<u64>,
     /// The first error: the rest is not read.
     failed: Option<LoadError>,
     /// How much of a version 3 record is taken (documents keep the format's 16 MiB).
@@ -157,6 +160,28 @@ impl Lines {
     }
 }
 
+impl Lines {
+    /// Gives the list of steps room for what the rest of a file of `size` bytes likely holds,
+    /// judged from the steps in its first `bytes`: the list then grows once, or by an eighth,
+    /// instead of doubling. A doubling holds the old list and the new one at once: at a million
+    /// steps, about 100 MB of WebAssembly memory that is never given back.
+    fn make_room(&mut self, size: u64, bytes: u64, max_steps: u64) {
+        let (len, room) = self.gather.steps_room();
+        if len < 1_024 || bytes == 0 {
+            return;
+        }
+        let expected = (len as u64).saturating_mul(size) / bytes;
+        // Judged once a thousand steps are in, and again whenever the room is nearly full.
+        if room as u64 >= expected && room - len > len / 64 {
+            return;
+        }
+        let total = (expected + expected / 32 + 1_024)
+            .max(len as u64 + len as u64 / 8)
+            .min(max_steps);
+        self.gather.reserve_steps(total as usize);
+    }
+}
+
 impl Incoming {
     /// A file of which nothing has arrived yet, taken if it is a version 3 record within
     /// `limits` or a document of at most 16 MiB.
@@ -166,6 +191,7 @@ impl Incoming {
             lines: None,
             decided: false,
             bytes: 0,
+            size: None,
             failed: None,
             limits,
             hashed: true,
@@ -184,6 +210,7 @@ impl Incoming {
     pub fn whole(bytes: Vec<u8>, limits: Limits) -> Incoming {
         let mut incoming = Incoming::new(limits);
         incoming.bytes = bytes.len() as u64;
+        incoming.size = Some(incoming.bytes);
         incoming.kept = bytes;
         incoming.decide();
         incoming.decided = true;
@@ -197,6 +224,7 @@ impl Incoming {
 
     /// Room for a document of `bytes` bytes (its `Content-Length`), if it is one a reader takes.
     pub fn reserve(&mut self, bytes: u64) {
+        self.size = Some(bytes);
         if bytes <= MAX_RECORD_BYTES {
             self.kept.reserve(bytes as usize);
         }
@@ -239,6 +267,8 @@ impl Incoming {
             }
             if let Err(fault) = lines.read(Some(chunk), self.limits.steps) {
                 self.failed = Some(self.lines_error(fault));
+            } else if let Some(size) = self.size {
+                lines.make_room(size, self.bytes, self.limits.steps);
             }
             return;
         }
@@ -291,8 +321,18 @@ impl Incoming {
         if let Some(hasher) = &mut lines.hasher {
             hasher.update(&self.kept);
         }
-        if let Err(fault) = lines.read(Some(&self.kept), self.limits.steps) {
-            self.failed = Some(self.lines_error(fault));
+        // A megabyte at a time, so the list of steps is given room as it fills (a file that
+        // arrived whole is all here).
+        let mut read = 0;
+        for piece in self.kept.chunks(1 << 20) {
+            read += piece.len() as u64;
+            if let Err(fault) = lines.read(Some(piece), self.limits.steps) {
+                self.failed = Some(self.lines_error(fault));
+                break;
+            }
+            if let Some(size) = self.size {
+                lines.make_room(size, read, self.limits.steps);
+            }
         }
         self.lines = Some(lines);
     }
@@ -939,6 +979,42 @@ mod tests {
             Err(Fault::Steps) => Err(too_many_steps(max_steps)),
             Err(Fault::Read(e)) => Err(record_error(e, &[])),
         }
+    }
+
+    /// The list of steps of a file whose size is known grows to about its length, never to
+    /// the next power of two; without a size it grows as a list does.
+    #[test]
+    fn the_list_of_steps_gets_the_room_the_size_of_the_file_implies() {
+        let file = views(70_000, Some(true));
+        let room = |incoming: &Incoming| incoming.lines.as_ref().unwrap().gather.steps_room();
+        let whole = Incoming::whole(file.clone(), Limits::DEFAULT);
+        let streamed = |size: Option<u64>| {
+            let mut incoming = Incoming::new(Limits::DEFAULT);
+            if let Some(size) = size {
+                incoming.reserve(size);
+            }
+            for piece in file.chunks(64 * 1024) {
+                incoming.push(piece);
+            }
+            incoming
+        };
+        for (how, incoming) in [
+            ("whole", whole),
+            ("streamed", streamed(Some(file.len() as u64))),
+        ] {
+            let (len, capacity) = room(&incoming);
+            assert_eq!(len, 70_000, "{how}");
+            assert!(
+                capacity <= 70_000 + 70_000 / 32 + 1_024,
+                "{how}: {capacity}"
+            );
+        }
+        // A size that says less than the file holds: room an eighth at a time, not doubled.
+        let (len, capacity) = room(&streamed(Some(file.len() as u64 / 3)));
+        assert_eq!(len, 70_000);
+        assert!(capacity <= 70_000 + 70_000 / 8 + 1_024, "{capacity}");
+        // No size: the list's own growth.
+        assert_eq!(room(&streamed(None)), (70_000, 131_072));
     }
 
     #[test]

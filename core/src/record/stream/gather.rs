@@ -106,6 +106,23 @@ impl Gather {
         }
     }
 
+    /// How many steps are gathered, and how many the record's list of steps has room for.
+    pub fn steps_room(&self) -> (usize, usize) {
+        self.record
+            .as_ref()
+            .map_or((0, 0), |r| (r.steps.len(), r.steps.capacity()))
+    }
+
+    /// Makes room for `steps` steps in all (at least), in one allocation: a reader that can
+    /// estimate the record's length (from its size) spares the list's doublings, each of
+    /// which holds the old list and the new one at once.
+    pub fn reserve_steps(&mut self, steps: usize) {
+        if let Some(record) = &mut self.record {
+            let len = record.steps.len();
+            record.steps.reserve_exact(steps.saturating_sub(len));
+        }
+    }
+
     /// Takes the step just gathered out of the record, for a reader that handles each step as
     /// it comes and keeps none (`lane-records diff`): call it after every
     /// [`seen`](Gather::seen). The record then ends without those steps.
