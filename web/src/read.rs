@@ -40,10 +40,11 @@ pub const MAX_INDEX_RECORDS: usize = 1_024;
 pub const MEMORY_BUDGET: u64 = 1 << 30;
 
 /// The WebAssembly memory one step of a version 3 record takes in the viewer, in bytes,
-/// measured: 419 MiB for the 1,000,000 steps of the build farm's record in Chromium (its peak,
-/// `cargo xtask bench busy_farm`; docs/src/viewer.md), about 440 bytes a step. Measure again
-/// when the viewer's step store changes (issue 53) and write the new figure here: the step
-/// budget follows.
+/// measured: the 1,000,000 steps of the build farm's record take 426 MiB in Chromium sent
+/// without a length (their list of steps grows by doubling), about 440 bytes a step, and
+/// 331 MiB with their size known (`Lines::make_room`; `cargo xtask bench busy_farm`,
+/// docs/src/viewer.md). Measure again when the viewer's step store changes (issue 53) and
+/// write the new figure here: the step budget follows.
 pub const STEP_BYTES: u64 = 440;
 
 /// The most steps of a version 3 record the viewer holds by default (`maxSteps`): its memory
