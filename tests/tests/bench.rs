@@ -510,16 +510,18 @@ async fn open_a_busy_farm() {
         }
         let elements = all(&root, "*").len();
         let heap = js_heap_mb().map_or("not reported".into(), |mb| format!("{mb:.0} MB"));
+        let count = steps;
         let steps = if chained {
             format!("{steps}_chained")
         } else {
             steps.to_string()
         };
+        let memory = wasm_memory_mb();
         console_log!(
             "BENCH farm_{steps}: overview drawn {drawn:.0} ms, verified {verified:.0} ms after \
-             mount; wasm memory {:.0} MB (its peak so far), JS heap {heap}; {elements} elements \
-             in the viewer; {matches} recoveries",
-            wasm_memory_mb()
+             mount; wasm memory {memory:.0} MB (its peak so far, {:.0} bytes a step), JS heap \
+             {heap}; {elements} elements in the viewer; {matches} recoveries",
+            memory * 1024.0 * 1024.0 / count as f64
         );
         report(
             &format!("farm_{steps}: jump to a step far away (select + layout)"),

@@ -118,6 +118,8 @@ struct Lines {
     /// The SHA-256 of every byte so far, unless no index can name the file (a document's is
     /// taken from its bytes at the end).
     hasher: Option<Sha256>,
+    /// The list of steps was given room from the file's size (`make_room`).
+    sized: bool,
 }
 
 /// What stopped a version 3 record's reading: the reader's error, or the step past the limit.
@@ -163,22 +165,31 @@ impl Lines {
 
 impl Lines {
     /// Gives the list of steps room for what the rest of a file of `size` bytes likely holds,
-    /// judged from the steps in its first `bytes`: the list then grows once, or by an eighth,
-    /// instead of doubling. A doubling holds the old list and the new one at once: at a million
-    /// steps, about 100 MB of WebAssembly memory that is never given back.
+    /// judged from the steps in its first `bytes`: the list then grows once, early, instead of
+    /// doubling. A doubling holds the old list and the new one at once: at a million steps,
+    /// about 100 MB of WebAssembly memory that is never given back; and room taken early lands
+    /// where a destroyed record's list was, before small blocks split that space. When the
+    /// estimate falls short, the room grows by an eighth; once more bytes arrived than the size
+    /// said (a compressed body's length), the list grows by doubling again. Room the memory
+    /// cannot give is not taken (at most `max_steps`, the viewer's budget).
     fn make_room(&mut self, size: u64, bytes: u64, max_steps: u64) {
         let (len, room) = self.gather.steps_room();
-        if len < 1_024 || bytes == 0 {
+        if len < 1_024 || bytes == 0 || bytes > size {
+            return;
+        }
+        // Judged once a thousand steps are in, and again whenever the room is nearly full.
+        if self.sized && room - len > len / 64 {
             return;
         }
         let expected = (len as u64).saturating_mul(size) / bytes;
-        // Judged once a thousand steps are in, and again whenever the room is nearly full.
-        if room as u64 >= expected && room - len > len / 64 {
+        if !self.sized && room as u64 >= expected {
             return;
         }
+        let len = len as u64;
         let total = (expected + expected / 32 + 1_024)
-            .max(len as u64 + len as u64 / 8)
+            .max(len + len / 8)
             .min(max_steps);
+        self.sized = true;
         self.gather.reserve_steps(total as usize);
     }
 }
@@ -318,6 +329,7 @@ impl Incoming {
             gather: Gather::new(),
             steps: 0,
             hasher: self.hashed.then(Sha256::new),
+            sized: false,
         };
         if let Some(hasher) = &mut lines.hasher {
             hasher.update(&self.kept);
@@ -1010,10 +1022,11 @@ mod tests {
                 "{how}: {capacity}"
             );
         }
-        // A size that says less than the file holds: room an eighth at a time, not doubled.
+        // A size that says less than the file holds (a compressed body's length): room an
+        // eighth at a time while the size is believable, then the list's own doubling.
         let (len, capacity) = room(&streamed(Some(file.len() as u64 / 3)));
         assert_eq!(len, 70_000);
-        assert!(capacity <= 70_000 + 70_000 / 8 + 1_024, "{capacity}");
+        assert!(capacity < 2 * 70_000, "{capacity}");
         // No size: the list's own growth.
         assert_eq!(room(&streamed(None)), (70_000, 131_072));
     }

@@ -115,11 +115,12 @@ impl Gather {
 
     /// Makes room for `steps` steps in all (at least), in one allocation: a reader that can
     /// estimate the record's length (from its size) spares the list's doublings, each of
-    /// which holds the old list and the new one at once.
+    /// which holds the old list and the new one at once. Room the memory cannot give is not
+    /// taken: the list then grows as it fills.
     pub fn reserve_steps(&mut self, steps: usize) {
         if let Some(record) = &mut self.record {
             let len = record.steps.len();
-            record.steps.reserve_exact(steps.saturating_sub(len));
+            let _ = record.steps.try_reserve_exact(steps.saturating_sub(len));
         }
     }
 
