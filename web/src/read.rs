@@ -161,9 +161,23 @@ impl Lines {
         }
         read.map_err(Fault::Read)
     }
-}
 
-impl Lines {
+    /// Reads `chunk`, the file's bytes up to its first `bytes`, then gives the list of steps
+    /// room from the file's `size` if it is known.
+    fn take(
+        &mut self,
+        chunk: &[u8],
+        bytes: u64,
+        size: Option<u64>,
+        max_steps: u64,
+    ) -> Result<(), Fault> {
+        self.read(Some(chunk), max_steps)?;
+        if let Some(size) = size {
+            self.make_room(size, bytes, max_steps);
+        }
+        Ok(())
+    }
+
     /// Gives the list of steps room for what the rest of a file of `size` bytes likely holds,
     /// judged from the steps in its first `bytes`: the list then grows once, early, instead of
     /// doubling. A doubling holds the old list and the new one at once: at a million steps,
@@ -277,10 +291,8 @@ impl Incoming {
             } else if !self.kept.is_empty() {
                 self.kept = Vec::new();
             }
-            if let Err(fault) = lines.read(Some(chunk), self.limits.steps) {
+            if let Err(fault) = lines.take(chunk, self.bytes, self.size, self.limits.steps) {
                 self.failed = Some(self.lines_error(fault));
-            } else if let Some(size) = self.size {
-                lines.make_room(size, self.bytes, self.limits.steps);
             }
             return;
         }
@@ -339,12 +351,9 @@ impl Incoming {
         let mut read = 0;
         for piece in self.kept.chunks(1 << 20) {
             read += piece.len() as u64;
-            if let Err(fault) = lines.read(Some(piece), self.limits.steps) {
+            if let Err(fault) = lines.take(piece, read, self.size, self.limits.steps) {
                 self.failed = Some(self.lines_error(fault));
                 break;
-            }
-            if let Some(size) = self.size {
-                lines.make_room(size, read, self.limits.steps);
             }
         }
         self.lines = Some(lines);

@@ -24,8 +24,8 @@ struct BoxState {
     list: Element,
     /// The tab to show, by index.
     selected: Cell<usize>,
-    /// The box is at its max-height (some tabs may be out of its sight); `None`: not measured.
-    full: Cell<Option<bool>>,
+    /// The box may be at its max-height (some tabs out of its sight): true until measured.
+    full: Cell<bool>,
 }
 
 impl TabBox {
@@ -33,7 +33,7 @@ impl TabBox {
         let state = Rc::new(BoxState {
             list: list.clone(),
             selected: Cell::new(0),
-            full: Cell::new(None),
+            full: Cell::new(true),
         });
         let callback = {
             let state = state.clone();
@@ -52,7 +52,7 @@ impl TabBox {
     /// Scrolls the box to show tab `i`; reads layout only if the box may hide it.
     pub fn reveal(&self, i: usize) {
         self.state.selected.set(i);
-        if self.observer.is_none() || self.state.full.get() != Some(false) {
+        if self.observer.is_none() || self.state.full.get() {
             self.state.show();
         }
     }
@@ -71,7 +71,7 @@ impl BoxState {
     fn show(&self) {
         let list = self.list.get_bounding_client_rect();
         let full = list.height() > 0.0 && list.height() + 1.0 >= max_height(&self.list);
-        self.full.set(Some(full));
+        self.full.set(full);
         if !full {
             return;
         }

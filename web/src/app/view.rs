@@ -200,13 +200,6 @@ impl View {
     /// the "Compare with…" control when the selected record and another are read. Focus on a
     /// difference stays on the current one.
     pub(super) fn render_compare(&mut self, state: &State) {
-        let focused = (self.doc.active_element())
-            .filter(|a| self.compare.contains(Some(a)))
-            .and_then(|a| {
-                ["data-diff-choice", "data-compare-with", "data-compare-show"]
-                    .into_iter()
-                    .find(|name| a.has_attribute(name))
-            });
         let lang = state.lang;
         let title = |i: usize| state.entries[i].title.get(lang.tag());
         let mut t = Tree::new();
@@ -262,6 +255,14 @@ impl View {
                 chooser = Some(compare::chooser(&mut t, ROOT, lang, &others, &self.prefix));
             }
         }
+        // Read before the section is emptied (a chooser kept above keeps its focus itself).
+        let focused = (self.doc.active_element())
+            .filter(|a| self.compare.contains(Some(a)))
+            .and_then(|a| {
+                ["data-diff-choice", "data-compare-with", "data-compare-show"]
+                    .into_iter()
+                    .find(|name| a.has_attribute(name))
+            });
         clear(&self.compare);
         let built = build(&t, &self.compare);
         self.chooser = chooser.map(|n| (lang, built.element(n)));
