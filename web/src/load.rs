@@ -44,7 +44,7 @@ pub struct Reading {
     /// read is cancelled at its next chunk.
     pub signal: AbortSignal,
     /// Told how much of the body being read has arrived (and its length, if known), at most
-    /// every [`PROGRESS_MS`] while it is read.
+    /// every [`PROGRESS_MS`] while it is read (and the browser then runs its other tasks).
     pub progress: Rc<dyn Fn(u64, Option<u64>)>,
 }
 
@@ -343,6 +343,11 @@ async fn read_body(
         if now - reported >= PROGRESS_MS {
             reported = now;
             (reading.progress)(incoming.bytes(), length);
+            // And the browser runs its other tasks (input, timers, drawing the progress):
+            // chunks already received resolve the stream's reads at once, with no task in
+            // between, so a body arriving faster than it is read (a file, a fast server, a
+            // busy machine) would otherwise hold the page until its end.
+            crate::dom::next_task().await;
         }
         let document = incoming.is_document();
         let over_document = document && length.is_some_and(|l| l > MAX_RECORD_BYTES);

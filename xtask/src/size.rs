@@ -10,10 +10,11 @@ use flate2::write::GzEncoder;
 use crate::dist::{Pkg, build_pkg, build_playground};
 use crate::util::{Result, project_root};
 
-/// wasm + JS glue, gzipped, at most this many bytes: the last measurement plus 1% (266,968 with
-/// `mount`'s options read without serde), so that any growth is a decision. The measurements, what each
+/// wasm + JS glue, gzipped, at most this many bytes: the last measurement plus 1% (269,664 with
+/// the allocator talc and the body's reading yielding to the browser), so that any growth is a
+/// decision. The measurements, what each
 /// change cost and what the module is spent on are in `docs/viewer-size.md`.
-pub const BUDGET_GZIP_BYTES: usize = 269_638;
+pub const BUDGET_GZIP_BYTES: usize = 272_361;
 
 pub fn size() -> Result<()> {
     let pkg = build_pkg(&project_root().join("target/size/pkg"))?;
