@@ -119,18 +119,28 @@ pub fn browser_site(with_large: bool) -> Result<PathBuf> {
         let hash = sha256_hex(&record);
         write_index(&dir, vec![entry(&id, &format!("{id}.json"), hash, &record)])?;
     }
-    // A busy farm's whole journal: 100,000 and 1,000,000 steps over 1,000 projects, and the
-    // largest again with its hash chain.
+    // A busy farm's whole journal: 100,000 and 1,000,000 steps over 1,000 projects; the
+    // largest again with its hash chain, with a claim near step 900,000 answered otherwise, and
+    // with no run label named twice.
     if with_large {
+        use crate::farm::{Runs, farm, farm_of, misanswer_a_claim};
+        let farm_file = |id: &str| site.join(format!("bench/farm/{id}.jsonl"));
+        let mut largest = Vec::new();
         for steps in FARM_STEPS {
-            let id = format!("farm-{steps}");
-            let bytes = crate::farm::farm(&id, steps, 1_000, false)?;
-            write(&site.join(format!("bench/farm/{id}.jsonl")), &bytes)?;
+            largest = farm(&format!("farm-{steps}"), steps, 1_000, false)?;
+            write(&farm_file(&format!("farm-{steps}")), &largest)?;
         }
         let steps = FARM_STEPS[FARM_STEPS.len() - 1];
         let id = format!("farm-{steps}-chained");
-        let bytes = crate::farm::farm(&id, steps, 1_000, true)?;
-        write(&site.join(format!("bench/farm/{id}.jsonl")), &bytes)?;
+        write(&farm_file(&id), &farm(&id, steps, 1_000, true)?)?;
+        let (misanswered, _) = misanswer_a_claim(&largest, steps / 10 * 9)
+            .ok_or("the farm has no refused claim after step 900,000")?;
+        write(&farm_file(&format!("farm-{steps}-mismatch")), &misanswered)?;
+        let id = format!("farm-{steps}-distinct");
+        write(
+            &farm_file(&id),
+            &farm_of(&id, steps, 1_000, false, Runs::Distinct)?,
+        )?;
     }
     // The last chaos run's whole journal, if there was one (`cargo xtask chaos`).
     let chaos = root.join(crate::chaos::OUT).join("chaos.jsonl");
