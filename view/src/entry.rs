@@ -12,6 +12,8 @@ use project_lanes::record::chain::Hash;
 use project_lanes::record::{Record, ReplayMismatch, Text};
 
 use crate::error::{LoadError, ViewerError};
+use crate::find::{Concerns, Found};
+use crate::recorded::Notes;
 
 /// A record file that loaded, passed its hash check (if it has an index) and was read.
 pub struct Loaded<T> {
@@ -26,6 +28,12 @@ pub struct Loaded<T> {
     pub proof: Proof,
     /// How many rows its timeline has, once asked.
     rows: OnceCell<usize>,
+    /// What it shows unchecked and its steps whose times stand out, once asked.
+    notes: OnceCell<Notes>,
+    /// What each step concerns, once searched ([`Concerns::sources`], four bytes a step).
+    concerns: OnceCell<Vec<u32>>,
+    /// The last search in it and its matches.
+    found: RefCell<Option<(String, Found)>>,
 }
 
 impl<T> Loaded<T> {
@@ -37,6 +45,9 @@ impl<T> Loaded<T> {
             verification: RefCell::default(),
             proof: Proof::Unchained,
             rows: OnceCell::new(),
+            notes: OnceCell::new(),
+            concerns: OnceCell::new(),
+            found: RefCell::default(),
         }
     }
 
@@ -46,6 +57,36 @@ impl<T> Loaded<T> {
         *self
             .rows
             .get_or_init(|| crate::timeline::rows::count(&self.record))
+    }
+
+    /// Its [`Notes`] (noted once: they read every step, and every drawing of its panel shows
+    /// them).
+    pub fn notes(&self) -> &Notes {
+        self.notes
+            .get_or_init(|| crate::recorded::notes(&self.record))
+    }
+
+    /// What each of its steps concerns, for the find box (read once, at its first search: a
+    /// search on every key and on every switch back to the record would read every step).
+    pub fn concerns(&self) -> Concerns<'_> {
+        let sources = self
+            .concerns
+            .get_or_init(|| Concerns::sources(&self.record));
+        Concerns::with(&self.record, sources)
+    }
+
+    /// The matches of `query` in it: those of its last search if that was `query` (a switch
+    /// back to the record finds them again), else `find`'s, kept as its last.
+    pub fn found(&self, query: &str, find: impl FnOnce() -> Found) -> Found {
+        let mut last = self.found.borrow_mut();
+        match &*last {
+            Some((q, found)) if q == query => found.clone(),
+            _ => {
+                let found = find();
+                *last = Some((query.to_owned(), found.clone()));
+                found
+            }
+        }
     }
 }
 

@@ -37,6 +37,7 @@
 //! # Ok::<(), project_lanes_view::find::QueryError>(())
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use project_lanes::Outcome;
@@ -319,8 +320,8 @@ impl Found {
 pub struct Concerns<'a> {
     record: &'a Record,
     /// Per step: the step that names its project and run, or, past the steps, the lease or
-    /// reservation the record starts with ([`NONE`] for none).
-    source: Vec<u32>,
+    /// reservation the record starts with ([`NONE`] for none): [`Concerns::sources`].
+    source: Cow<'a, [u32]>,
 }
 
 /// No step.
@@ -329,6 +330,24 @@ const NONE: u32 = u32::MAX;
 impl<'a> Concerns<'a> {
     /// What every step of `record` concerns.
     pub fn of(record: &'a Record) -> Concerns<'a> {
+        Concerns {
+            record,
+            source: Cow::Owned(Concerns::sources(record)),
+        }
+    }
+
+    /// What every step of `record` concerns, its [`sources`](Concerns::sources) kept by the
+    /// caller (reading them costs every step of the record; a viewer keeps them per record).
+    pub fn with(record: &'a Record, sources: &'a [u32]) -> Concerns<'a> {
+        Concerns {
+            record,
+            source: Cow::Borrowed(sources),
+        }
+    }
+
+    /// Per step of `record`: the step whose own inputs or answer name what it concerns, or,
+    /// past the steps, the lease or reservation the record starts with (`u32::MAX` for none).
+    pub fn sources(record: &Record) -> Vec<u32> {
         let steps = record.steps.len();
         let mut leases = Issued::default();
         let mut reservations = Issued::default();
@@ -366,7 +385,7 @@ impl<'a> Concerns<'a> {
             };
             source.push(from.and_then(|n| u32::try_from(n).ok()).unwrap_or(NONE));
         }
-        Concerns { record, source }
+        source
     }
 
     /// The project step `i` concerns, if any.

@@ -17,7 +17,7 @@ use crate::entry::{Entry, Loaded, Proof, ROOT_SHOWN, Verification};
 use crate::error::{LoadError, ViewerError};
 use crate::frame::{code, error_box};
 use crate::i18n::{Lang, Msg, Term, fill, group, text};
-use crate::recorded;
+use crate::recorded::{self, Notes};
 use crate::step_window;
 use crate::time::{Local, Zone};
 use crate::tree::{N, Tree, isolated};
@@ -108,9 +108,16 @@ pub fn chain(t: &mut Tree, parent: N, lang: Lang, proof: &Proof) {
 /// Where a version 2 record came from and when, under its head: for a system's journal, that
 /// it was recorded from a running system, its name and the window it was cut from; for a record
 /// whose steps have times, the zone they are shown in (`zone`, the reader's); then what replay
-/// checks and what is shown unchecked, and the steps whose times stand out. Nothing for
-/// records without an origin, times or callers.
-pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Zone) {
+/// checks and what is shown unchecked, and the steps whose times stand out (its `notes`).
+/// Nothing for records without an origin, times or callers.
+pub fn origin(
+    t: &mut Tree,
+    parent: N,
+    lang: Lang,
+    record: &Record,
+    notes: &Notes,
+    zone: &dyn Zone,
+) {
     use project_lanes::record::OriginKind;
     if let Some(origin) = &record.origin
         && origin.kind == OriginKind::Journal
@@ -131,7 +138,7 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
             t.attr(w, "data-origin-window", "");
         }
     }
-    if let Some(at) = record.steps.iter().find_map(|s| s.at) {
+    if let Some(at) = notes.first_time {
         let zone = Local::at(at.millis(), zone).zone();
         let p = t.el_text(
             parent,
@@ -141,15 +148,14 @@ pub fn origin(t: &mut Tree, parent: N, lang: Lang, record: &Record, zone: &dyn Z
         );
         t.attr(p, "data-time-zone", &zone);
     }
-    unchecked(t, parent, lang, record);
+    unchecked(t, parent, lang, notes);
 }
 
 /// What replay checks and what the panel shows unchecked (`[data-unchecked]`), then the steps
 /// whose times stand out (`[data-time-marks=<count>]`): [`recorded::sentences`], the words
 /// `lane-records replay` prints. Nothing for records without times, callers or a window.
-fn unchecked(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
-    let notes = recorded::notes(record);
-    let mut sentences = recorded::sentences(lang, &notes).into_iter();
+fn unchecked(t: &mut Tree, parent: N, lang: Lang, notes: &Notes) {
+    let mut sentences = recorded::sentences(lang, notes).into_iter();
     if let Some(first) = sentences.next() {
         let p = t.el_text(parent, "p", "lv-unchecked", &first);
         t.attr(p, "data-unchecked", "");

@@ -86,6 +86,8 @@ fn mark_of(
 pub struct Notes {
     /// Some step has a time.
     pub times: bool,
+    /// The first step's time that there is (the zone the panel names is the one then).
+    pub first_time: Option<Timestamp>,
     /// Some step has a caller.
     pub callers: bool,
     /// The record names a window (`origin.since` or `origin.until`).
@@ -133,6 +135,7 @@ impl Noting {
     pub fn step(&mut self, at: Option<Timestamp>, caller: bool) {
         let notes = &mut self.notes;
         notes.times |= at.is_some();
+        notes.first_time = notes.first_time.or(at);
         notes.callers |= caller;
         if let Some(mark) = mark_of(self.origin.as_ref(), at, self.before) {
             notes.marked += 1;

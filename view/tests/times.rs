@@ -91,7 +91,14 @@ fn a_steps_time_reads_in_the_readers_zone_to_the_millisecond_with_its_caller() {
 fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
     let record = journal_record();
     let mut t = Tree::new();
-    panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(-240));
+    panel::origin(
+        &mut t,
+        ROOT,
+        Lang::En,
+        &record,
+        &project_lanes_view::recorded::notes(&record),
+        &Fixed(-240),
+    );
     assert_eq!(
         html::write(&t),
         "<p class=\"lv-origin\" data-origin=\"journal\">Recorded from a running system: <bdi>build farm</bdi>.</p>\
@@ -100,7 +107,14 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
          <p class=\"lv-unchecked\" data-unchecked=\"\">Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.</p>"
     );
     let mut t = Tree::new();
-    panel::origin(&mut t, ROOT, Lang::Ja, &record, &Fixed(540));
+    panel::origin(
+        &mut t,
+        ROOT,
+        Lang::Ja,
+        &record,
+        &project_lanes_view::recorded::notes(&record),
+        &Fixed(540),
+    );
     let markup = html::write(&t);
     assert!(markup.contains("稼働中のシステム「<bdi>build farm</bdi>」から記録したものです。"));
     assert!(markup.contains("時刻は閲覧環境のタイムゾーン（UTC+09:00）で表示しています。"));
@@ -110,7 +124,14 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
 fn version_1_records_keep_their_markup_without_times_origin_or_axis_switch() {
     let record = v1_record();
     let mut t = Tree::new();
-    panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(540));
+    panel::origin(
+        &mut t,
+        ROOT,
+        Lang::En,
+        &record,
+        &project_lanes_view::recorded::notes(&record),
+        &Fixed(540),
+    );
     assert_eq!(html::write(&t), "");
     for lang in Lang::ALL {
         let (mut a, mut b) = (Tree::new(), Tree::new());
@@ -285,7 +306,14 @@ fn replay_says_what_it_checks_and_shows_times_callers_and_the_window_as_recorded
         ]
     );
     let mut t = Tree::new();
-    panel::origin(&mut t, ROOT, Lang::En, &record, &Fixed(0));
+    panel::origin(
+        &mut t,
+        ROOT,
+        Lang::En,
+        &record,
+        &project_lanes_view::recorded::notes(&record),
+        &Fixed(0),
+    );
     assert!(html::write(&t).ends_with(
         "<p class=\"lv-unchecked\" data-unchecked=\"\">Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.</p>"
     ));

@@ -85,7 +85,7 @@ pub fn panel(
     };
     let record = &loaded.record;
     let verification = panel::head(&mut t, ROOT, lang, loaded);
-    panel::origin(&mut t, ROOT, lang, record, &Browser);
+    panel::origin(&mut t, ROOT, lang, record, loaded.notes(), &Browser);
     attr(panel, "data-verification", verification);
     attr(panel, "data-chain", loaded.proof.code());
     if !entry.hashed {

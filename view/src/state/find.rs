@@ -2,7 +2,7 @@
 //! when that record changes, and the next or previous match made current.
 
 use super::{Changes, Origin, State, Write};
-use crate::find::{Concerns, Query};
+use crate::find::Query;
 
 impl<T> State<T> {
     /// The find box's text is now `query`: its matches are found in the selected record. A
@@ -30,7 +30,7 @@ impl<T> State<T> {
             Ok(query) => self
                 .selected_entry()
                 .and_then(|e| e.content.loaded())
-                .map(|loaded| Ok(query.find(&Concerns::of(&loaded.record)))),
+                .map(|loaded| Ok(loaded.found(&self.query, || query.find(&loaded.concerns())))),
             Err(error) => Some(Err(error)),
         };
         before || self.found.is_some()

@@ -378,6 +378,23 @@ fn another_record_is_searched_again_and_the_link_holds_the_query() {
 }
 
 #[test]
+fn a_search_is_found_again_in_each_record_it_switches_to() {
+    let mut state = mounted(true);
+    state.set_query("is:refused", Origin::User);
+    // a: one claim held, two refused; b: four refused.
+    assert_eq!(found(&state), Some(vec![1, 2]));
+    state.select("b", Origin::User);
+    assert_eq!(found(&state), Some(vec![1, 2, 3, 4]));
+    state.select("a", Origin::User);
+    assert_eq!(found(&state), Some(vec![1, 2]), "a's matches kept");
+    state.set_query("code:ok", Origin::User);
+    assert_eq!(found(&state), Some(vec![0]), "a new query, searched again");
+    state.select("b", Origin::User);
+    state.set_query("is:refused", Origin::User);
+    assert_eq!(found(&state), Some(vec![1, 2, 3, 4]));
+}
+
+#[test]
 fn a_query_waits_for_its_record() {
     let mut state = State::<()>::new(Lang::En, true);
     state.loaded(Ok(vec![pending("a")]), None, Link::default());
