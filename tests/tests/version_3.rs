@@ -80,6 +80,53 @@ async fn a_version_3_step_the_core_answers_otherwise_is_marked() {
 }
 
 #[wasm_bindgen_test]
+async fn a_version_3_record_being_read_shows_the_overview_of_its_steps_so_far() {
+    let host = host();
+    // 16 MiB of views at the server's pace, about a second: then the page's limit.
+    let opened = std::rc::Rc::new(std::cell::RefCell::new(None));
+    wasm_bindgen_futures::spawn_local({
+        let (host, opened) = (host.clone(), opened.clone());
+        async move {
+            let options = [
+                ("src", s("__lines/overview.jsonl")),
+                ("lang", s("ja")),
+                ("maxBytes", wasm_bindgen::JsValue::from(16 << 20)),
+            ];
+            *opened.borrow_mut() = Some(try_mount(&host, &options).await);
+        }
+    });
+    assert!(
+        eventually_within(10_000, || maybe(&host, "[data-overview]").is_some()).await,
+        "{}",
+        text(&host)
+    );
+    // A picture of the steps read so far, each replayed as it was read: marked as verifying,
+    // in the viewer's language, out of reach of keys and clicks, and not the shown record's
+    // drawing (`[data-timeline]`, which the panel gets once the record is read).
+    let overview = one(&host, "[data-overview]");
+    assert_eq!(
+        attr(&overview, "data-overview").as_deref(),
+        Some("verifying")
+    );
+    assert!(overview.has_attribute("inert"));
+    let read: u64 = attr(&overview, "data-steps-read").unwrap().parse().unwrap();
+    assert!(read > 0);
+    assert!(
+        text(&overview).contains("ステップです。各ステップは読み込んだ時点でコアで再生しました")
+    );
+    assert!(maybe(&overview, "[data-timeline-row]").is_some());
+    assert!(maybe(&host, "[data-timeline]").is_none());
+    // The page's limit ends the reading: the overview goes with it, and the error shows.
+    assert!(eventually_within(60_000, || opened.borrow().is_some()).await);
+    let viewer = opened.borrow_mut().take().unwrap().unwrap();
+    let root = one(&host, "[data-lane-viewer]");
+    assert_eq!(error_codes(&root), ["RECORD_TOO_LARGE"], "{}", text(&root));
+    assert!(maybe(&host, "[data-overview]").is_none());
+    viewer.destroy();
+    host.remove();
+}
+
+#[wasm_bindgen_test]
 async fn a_version_3_record_that_never_ends_stops_being_read_at_the_pages_limit() {
     // A page's limit of 64 MiB: the default (256 MiB) is reached at the step budget first, at
     // a gigabyte of memory, which a test need not spend (the budget's own tests are in

@@ -7,7 +7,7 @@ use project_lanes::record::{Origin, OriginKind, Record, Recorder, Text, Timestam
 use project_lanes_view::i18n::Lang;
 use project_lanes_view::panel;
 use project_lanes_view::steps::{cards, cards_in_zone};
-use project_lanes_view::time::Fixed;
+use project_lanes_view::time::{Fixed, Zone};
 use project_lanes_view::timeline::{Axis, Drawing, section, section_on, time_edges};
 use project_lanes_view::tree::{ROOT, Tree, html};
 
@@ -58,6 +58,12 @@ fn v1_record() -> Record {
     rec.finish().unwrap()
 }
 
+/// The panel's origin lines of `record` in `lang`, times in `zone`.
+fn origin(t: &mut Tree, lang: Lang, record: &Record, zone: &dyn Zone) {
+    let notes = project_lanes_view::recorded::notes(record);
+    panel::origin(t, ROOT, lang, record, &notes, zone);
+}
+
 #[test]
 fn a_steps_time_reads_in_the_readers_zone_to_the_millisecond_with_its_caller() {
     let record = journal_record();
@@ -91,14 +97,7 @@ fn a_steps_time_reads_in_the_readers_zone_to_the_millisecond_with_its_caller() {
 fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
     let record = journal_record();
     let mut t = Tree::new();
-    panel::origin(
-        &mut t,
-        ROOT,
-        Lang::En,
-        &record,
-        &project_lanes_view::recorded::notes(&record),
-        &Fixed(-240),
-    );
+    origin(&mut t, Lang::En, &record, &Fixed(-240));
     assert_eq!(
         html::write(&t),
         "<p class=\"lv-origin\" data-origin=\"journal\">Recorded from a running system: <bdi>build farm</bdi>.</p>\
@@ -107,14 +106,7 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
          <p class=\"lv-unchecked\" data-unchecked=\"\">Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.</p>"
     );
     let mut t = Tree::new();
-    panel::origin(
-        &mut t,
-        ROOT,
-        Lang::Ja,
-        &record,
-        &project_lanes_view::recorded::notes(&record),
-        &Fixed(540),
-    );
+    origin(&mut t, Lang::Ja, &record, &Fixed(540));
     let markup = html::write(&t);
     assert!(markup.contains("稼働中のシステム「<bdi>build farm</bdi>」から記録したものです。"));
     assert!(markup.contains("時刻は閲覧環境のタイムゾーン（UTC+09:00）で表示しています。"));
@@ -124,14 +116,7 @@ fn a_record_from_a_journal_says_it_was_recorded_from_a_running_system() {
 fn version_1_records_keep_their_markup_without_times_origin_or_axis_switch() {
     let record = v1_record();
     let mut t = Tree::new();
-    panel::origin(
-        &mut t,
-        ROOT,
-        Lang::En,
-        &record,
-        &project_lanes_view::recorded::notes(&record),
-        &Fixed(540),
-    );
+    origin(&mut t, Lang::En, &record, &Fixed(540));
     assert_eq!(html::write(&t), "");
     for lang in Lang::ALL {
         let (mut a, mut b) = (Tree::new(), Tree::new());
@@ -306,14 +291,7 @@ fn replay_says_what_it_checks_and_shows_times_callers_and_the_window_as_recorded
         ]
     );
     let mut t = Tree::new();
-    panel::origin(
-        &mut t,
-        ROOT,
-        Lang::En,
-        &record,
-        &project_lanes_view::recorded::notes(&record),
-        &Fixed(0),
-    );
+    origin(&mut t, Lang::En, &record, &Fixed(0));
     assert!(html::write(&t).ends_with(
         "<p class=\"lv-unchecked\" data-unchecked=\"\">Replay checks each step's result and the state after it. Shown as recorded, not checked: times, callers, the window.</p>"
     ));

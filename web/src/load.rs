@@ -43,10 +43,14 @@ pub struct Reading {
     /// Aborted when the viewer is destroyed: its fetches stop, and every body or file being
     /// read is cancelled at its next chunk.
     pub signal: AbortSignal,
-    /// Told how much of the body being read has arrived (and its length, if known), at most
-    /// every [`PROGRESS_MS`] while it is read (and the browser then runs its other tasks).
-    pub progress: Rc<dyn Fn(u64, Option<u64>)>,
+    /// Shown the body being read as it arrives (how much has, and what a version 3 record's
+    /// steps so far are) and its length, if known, at most every [`PROGRESS_MS`] while it is
+    /// read (and the browser then runs its other tasks).
+    pub progress: Progress,
 }
+
+/// What is shown a body as it arrives ([`Reading::progress`]).
+pub type Progress = Rc<dyn Fn(&Incoming, Option<u64>)>;
 
 /// The least time between two reports of a body's progress, in milliseconds.
 pub const PROGRESS_MS: f64 = 100.0;
@@ -342,7 +346,7 @@ async fn read_body(
         let now = js_sys::Date::now();
         if now - reported >= PROGRESS_MS {
             reported = now;
-            (reading.progress)(incoming.bytes(), length);
+            (reading.progress)(&incoming, length);
             // And the browser runs its other tasks (input, timers, drawing the progress):
             // chunks already received resolve the stream's reads at once, with no task in
             // between, so a body arriving faster than it is read (a file, a fast server, a

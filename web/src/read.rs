@@ -20,7 +20,9 @@ use project_lanes::record::json::{
 use project_lanes::record::stream::{
     Chain, DEFAULT_MAX_BYTES, Gather, Item, MAX_LINE_BYTES, Reader, Seen, Verdict,
 };
-use project_lanes::record::{FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, RecordError};
+use project_lanes::record::{
+    FORMAT, INDEX_FORMAT, IndexEntry, MAX_RECORD_BYTES, Record, RecordError,
+};
 use project_lanes_view::entry::{Proof, Verification};
 use project_lanes_view::error::Held;
 use project_lanes_view::i18n::binary_size;
@@ -318,6 +320,17 @@ impl Incoming {
     /// Whether the first line has said this is lines (version 3).
     pub fn is_lines(&self) -> bool {
         self.lines.is_some()
+    }
+
+    /// A version 3 record read so far: its steps so far, each replayed before it was gathered,
+    /// and the first of them the core answers otherwise, if one is (`None` for a document, a
+    /// failure, or lines whose head is not read yet).
+    pub fn so_far(&self) -> Option<(&Record, Option<usize>)> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let gather = &self.lines.as_ref()?.gather;
+        Some((gather.so_far()?, gather.mismatch_so_far()))
     }
 
     /// The file's first bytes, to name what it is.

@@ -32,6 +32,17 @@ catalog! {
             en: "{0} of {1} read",
             ja: "{1} のうち {0} を読みました",
         }
+        /// Over the overview of a version 3 record being read; `{0}`: the steps read so far.
+        OverviewSoFar {
+            en: "The first {0} steps, each replayed on the core as it was read; the rest is being read and verified…",
+            ja: "最初の {0} ステップです。各ステップは読み込んだ時点でコアで再生しました。残りを読み込んで検証しています…",
+        }
+        /// The same once a step read does not match; `{0}`: the steps read so far, `{1}`: that
+        /// step (from 1).
+        OverviewMismatch {
+            en: "The first {0} steps: step {1} does not match the core. The rest is being read…",
+            ja: "最初の {0} ステップです。ステップ {1} がコアと一致しません。残りを読み込んでいます…",
+        }
         /// How much of a file of unknown size has arrived; `{0}`: so far.
         LoadingSoFar {
             en: "{0} read",

@@ -30,6 +30,7 @@ pub use self::view::View;
 use crate::dom::as_element;
 use crate::entry::State;
 use crate::load::Reading;
+use crate::read::Incoming;
 
 thread_local! {
     /// Every mounted viewer until `destroy`: the page's element keeps its viewer alive even when
@@ -38,6 +39,10 @@ thread_local! {
 }
 
 type Call = Box<dyn FnOnce(&Core, &mut View)>;
+
+/// How many times the steps of the overview drawn a record being read has before its overview
+/// is drawn again.
+const PREVIEW_GROWTH: usize = 4;
 
 /// A viewer: its state, its view and the calls waiting for the view.
 pub struct Core {
@@ -103,11 +108,13 @@ impl Core {
                 signal: aborts.signal(),
                 progress: {
                     let weak = weak.clone();
-                    Rc::new(move |bytes, size| {
+                    Rc::new(move |incoming: &Incoming, size| {
                         if let Some(core) = weak.upgrade() {
+                            let bytes = incoming.bytes();
                             core.call(move |core, view| {
                                 core.change(view, |s| ((), s.reading(bytes, size)));
                             });
+                            core.preview(incoming, size);
                         }
                     })
                 },
@@ -173,9 +180,43 @@ impl Core {
         answer
     }
 
+    /// Draws the overview of the version 3 record `incoming` holds so far (of `size` bytes, if
+    /// known), if nothing else is shown in its place and the view is free: at once, then again
+    /// when it has [`PREVIEW_GROWTH`] times the steps drawn, until half its bytes are read.
+    /// Each drawing reads every step read so far, so these stay within a third of what the
+    /// record's own drawing at its end costs.
+    fn preview(&self, incoming: &Incoming, size: Option<u64>) {
+        if self.destroyed() {
+            return;
+        }
+        let Some((record, mismatch)) = incoming.so_far().filter(|(r, _)| !r.steps.is_empty())
+        else {
+            return;
+        };
+        let (Ok(mut view), Ok(state)) = (self.view.try_borrow_mut(), self.state.try_borrow())
+        else {
+            return;
+        };
+        if view.destroyed || !View::previews(&state, &record.id) {
+            return;
+        }
+        let steps = record.steps.len();
+        let due = match view.previewed() {
+            None => true,
+            Some(drawn) => {
+                let half_read = size.is_some_and(|size| incoming.bytes() * 2 >= size);
+                steps >= drawn.saturating_mul(PREVIEW_GROWTH) && !half_read
+            }
+        };
+        if due {
+            view.preview(state.lang, record, mismatch);
+        }
+    }
+
     /// Shows what a transition changed.
     fn apply(&self, view: &mut View, changes: Changes) {
         let state = self.state.borrow();
+        view.drop_preview(&state, changes.all);
         if changes.all {
             *self.settled.borrow_mut() = view.render_all(&state);
         }

@@ -5,9 +5,10 @@
 use std::rc::{Rc, Weak};
 
 use js_sys::Reflect;
+use project_lanes::record::Record;
 use project_lanes_view::compare;
 use project_lanes_view::frame::{self, TabIds};
-use project_lanes_view::i18n::{DiffMsg, Lang, Msg, fill, text};
+use project_lanes_view::i18n::{DiffMsg, Lang, Msg, fill, group, text};
 use project_lanes_view::state::Write;
 use project_lanes_view::timeline::{Axis, Drawing};
 use project_lanes_view::tree::{ROOT, Tree};
@@ -17,7 +18,7 @@ use web_sys::{Document, Element, HtmlElement};
 use super::tabbox::TabBox;
 use super::{Core, hash_owner_key};
 use crate::dom::{Listener, attr, clear, css_string};
-use crate::entry::{Loaded, State};
+use crate::entry::{Content, Loaded, State};
 use crate::overview::Overview;
 use crate::panels::Panels;
 use crate::tree::build;
@@ -51,6 +52,9 @@ pub struct View {
     tabbox: Option<TabBox>,
     /// The "Compare with…" select shown, and the language of its label.
     chooser: Option<(Lang, Element)>,
+    /// The overview of a version 3 record being read (`[data-overview]`), until it is shown,
+    /// and how many steps it draws.
+    preview: Option<(Element, usize)>,
 }
 
 impl View {
@@ -101,6 +105,7 @@ impl View {
             overview: None,
             tabbox,
             chooser: None,
+            preview: None,
         }
     }
 
@@ -336,6 +341,76 @@ impl View {
         if focused {
             self.focus_after = Some(tab.unchecked_into());
         }
+    }
+
+    /// Draws the overview of `record`, a version 3 record read so far (each of its steps
+    /// replayed as it was read; `mismatch`: the first the core answers otherwise), before the
+    /// panel, in place of the one drawn before. It is a picture: inert, its drawing without
+    /// `data-timeline` (that is the shown record's).
+    pub(super) fn preview(&mut self, lang: Lang, record: &Record, mismatch: Option<usize>) {
+        let steps = record.steps.len();
+        let mut t = Tree::new();
+        let root = t.el(ROOT, "div", "lv-preview");
+        let (code, caption) = match mismatch {
+            Some(step) => (
+                "mismatch",
+                fill(
+                    text(lang, Msg::OverviewMismatch),
+                    &[&group(steps), &group(step + 1)],
+                ),
+            ),
+            None => (
+                "verifying",
+                fill(text(lang, Msg::OverviewSoFar), &[&group(steps)]),
+            ),
+        };
+        t.attr(root, "data-overview", code);
+        t.attr_number(root, "data-steps-read", steps as u64);
+        if let Some(step) = mismatch {
+            t.attr_number(root, "data-mismatch-step", step as u64);
+        }
+        t.attr(root, "inert", "");
+        t.el_text(root, "p", "lv-preview-note", &caption);
+        let prefix = format!("{}-preview", self.prefix);
+        let drawing = Drawing::new(Axis::Steps, &Browser);
+        project_lanes_view::timeline::section_on(&mut t, root, lang, record, &prefix, drawing);
+        let fragment = self.doc.create_document_fragment();
+        let element = build(&t, &fragment).element(root);
+        if let Ok(Some(svg)) = element.query_selector("[data-timeline]") {
+            svg.remove_attribute("data-timeline").ok();
+        }
+        match self.preview.replace((element.clone(), steps)) {
+            Some((old, _)) => old.replace_with_with_node_1(&element).ok(),
+            None => self.panel.before_with_node_1(&element).ok(),
+        };
+    }
+
+    /// How many steps the overview of the record being read draws, if one is drawn.
+    pub(super) fn previewed(&self) -> Option<usize> {
+        self.preview.as_ref().map(|(_, steps)| *steps)
+    }
+
+    /// Takes the overview of a record being read away, unless records are still loading and
+    /// the selected one (if any) is still being read.
+    pub(super) fn drop_preview(&mut self, state: &State, always: bool) {
+        let reading = state.busy()
+            && state
+                .selected_entry()
+                .is_none_or(|e| matches!(e.content, Content::Pending));
+        if (always || !reading)
+            && let Some((old, _)) = self.preview.take()
+        {
+            old.remove();
+        }
+    }
+
+    /// Whether the overview of `id`, a record being read, may be drawn: nothing else is shown
+    /// in its place (no record selected, or `id`'s tab, still pending).
+    pub(super) fn previews(state: &State, id: &str) -> bool {
+        state.busy()
+            && state
+                .selected_entry()
+                .is_none_or(|e| matches!(e.content, Content::Pending) && e.id == id)
     }
 
     /// No record is loading any more.

@@ -106,6 +106,21 @@ impl Gather {
         }
     }
 
+    /// The record as gathered so far, once its head is read: its steps so far (each replayed
+    /// before it was gathered) and the projects they name; its final lanes are set by
+    /// [`finish`](Gather::finish). For a reader that shows a record while it is read.
+    pub fn so_far(&self) -> Option<&Record> {
+        self.record.as_ref()
+    }
+
+    /// The first step gathered whose answer the core does not give, if one is.
+    pub fn mismatch_so_far(&self) -> Option<usize> {
+        match self.mismatch {
+            Some(ReplayMismatch::Result { step, .. }) => Some(step),
+            _ => None,
+        }
+    }
+
     /// How many steps are gathered, and how many the record's list of steps has room for.
     pub fn steps_room(&self) -> (usize, usize) {
         self.record
