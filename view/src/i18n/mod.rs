@@ -192,7 +192,7 @@ mod tests {
             all.len(),
             Msg::ALL.len() + TlMsg::ALL.len() + FindMsg::ALL.len() + 10 + 2 + 4 + 5 + 6 + 7 + 14
         );
-        assert_eq!(Msg::ALL.len(), 87);
+        assert_eq!(Msg::ALL.len(), 89);
         assert_eq!(TlMsg::ALL.len(), 46);
         assert_eq!(FindMsg::ALL.len(), 15);
         for (name, en, ja) in all {
