@@ -182,9 +182,9 @@ impl Core {
 
     /// Draws the overview of the version 3 record `incoming` holds so far (of `size` bytes, if
     /// known), if nothing else is shown in its place and the view is free: at once, then again
-    /// when it has [`PREVIEW_GROWTH`] times the steps drawn, until half its bytes are read.
-    /// Each drawing reads every step read so far, so these stay within a third of what the
-    /// record's own drawing at its end costs.
+    /// when it has [`PREVIEW_GROWTH`] times the steps drawn, while less than half its bytes are
+    /// read (past that, the record itself is near). Each drawing reads every step read so far:
+    /// together they read at most two thirds of the record's steps.
     fn preview(&self, incoming: &Incoming, size: Option<u64>) {
         if self.destroyed() {
             return;
@@ -200,15 +200,11 @@ impl Core {
         if view.destroyed || !View::previews(&state, &record.id) {
             return;
         }
-        let steps = record.steps.len();
-        let due = match view.previewed() {
-            None => true,
-            Some(drawn) => {
-                let half_read = size.is_some_and(|size| incoming.bytes() * 2 >= size);
-                steps >= drawn.saturating_mul(PREVIEW_GROWTH) && !half_read
-            }
-        };
-        if due {
+        let half_read = size.is_some_and(|size| incoming.bytes().saturating_mul(2) >= size);
+        let grown = view
+            .previewed()
+            .is_none_or(|drawn| record.steps.len() >= drawn.saturating_mul(PREVIEW_GROWTH));
+        if grown && !half_read {
             view.preview(state.lang, record, mismatch);
         }
     }
