@@ -404,6 +404,16 @@ pub async fn index() -> Index {
     serde_json::from_str(&fetch_text("records/index.json").await).unwrap()
 }
 
+/// The ids of the committed records, in the index's order.
+pub async fn record_ids() -> Vec<String> {
+    index()
+        .await
+        .records
+        .iter()
+        .map(|e| e.id.to_string())
+        .collect()
+}
+
 /// A committed record, parsed independently of the viewer.
 pub async fn record(id: &str) -> Record {
     serde_json::from_str(&fetch_text(&format!("records/{id}.json")).await).unwrap()

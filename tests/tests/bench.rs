@@ -236,12 +236,7 @@ async fn large_records() {
 
 #[wasm_bindgen_test]
 async fn switch_all_bundled_records_with_timelines() {
-    let ids: Vec<String> = index()
-        .await
-        .records
-        .iter()
-        .map(|e| e.id.to_string())
-        .collect();
+    let ids = record_ids().await;
     let m = mount(&[("lang", s("en"))]).await;
     let (mut samples, mut selects) = (Vec::new(), Vec::new());
     for i in 0..400 {

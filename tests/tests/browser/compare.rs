@@ -239,12 +239,7 @@ async fn the_deep_link_restores_a_comparison_and_its_current_difference() {
 async fn the_chooser_lists_the_other_records_after_a_switch_of_record_or_language() {
     let m = mount(&[("record", s("busy-project")), ("lang", s("en"))]).await;
     let root = m.root();
-    let ids: Vec<String> = index()
-        .await
-        .records
-        .into_iter()
-        .map(|r| r.id.to_string())
-        .collect();
+    let ids = record_ids().await;
     let listed = || {
         let select = one(&root, "select[data-compare-with]");
         let label = one(&root, ".lv-cmp-with label");

@@ -40,8 +40,7 @@ async fn tab_keys_with_a_modifier_are_left_to_the_browser() {
 
 #[wasm_bindgen_test]
 async fn arrow_keys_move_from_the_focused_tab() {
-    let index = index().await;
-    let ids: Vec<String> = index.records.iter().map(|e| e.id.to_string()).collect();
+    let ids = record_ids().await;
     let m = mount(&[("lang", s("en")), ("record", s(&ids[3]))]).await;
     let root = m.root();
     let first = tab(&root, &ids[0]);

@@ -197,7 +197,7 @@ impl Core {
         else {
             return;
         };
-        if view.destroyed || !View::previews(&state, &record.id) {
+        if view.destroyed || !View::previews(&state, Some(&record.id)) {
             return;
         }
         let half_read = size.is_some_and(|size| incoming.bytes().saturating_mul(2) >= size);

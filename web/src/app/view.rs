@@ -391,26 +391,23 @@ impl View {
     }
 
     /// Takes the overview of a record being read away, unless records are still loading and
-    /// the selected one (if any) is still being read.
+    /// nothing else is shown in its place.
     pub(super) fn drop_preview(&mut self, state: &State, always: bool) {
-        let reading = state.busy()
-            && state
-                .selected_entry()
-                .is_none_or(|e| matches!(e.content, Content::Pending));
-        if (always || !reading)
+        if (always || !View::previews(state, None))
             && let Some((old, _)) = self.preview.take()
         {
             old.remove();
         }
     }
 
-    /// Whether the overview of `id`, a record being read, may be drawn: nothing else is shown
-    /// in its place (no record selected, or `id`'s tab, still pending).
-    pub(super) fn previews(state: &State, id: &str) -> bool {
+    /// Whether the overview of a record being read (`id`, if named) may be drawn: records are
+    /// loading and nothing else is shown in its place (no record selected, or the selected
+    /// one, `id`'s tab if named, still pending).
+    pub(super) fn previews(state: &State, id: Option<&str>) -> bool {
         state.busy()
-            && state
-                .selected_entry()
-                .is_none_or(|e| matches!(e.content, Content::Pending) && e.id == id)
+            && state.selected_entry().is_none_or(|e| {
+                matches!(e.content, Content::Pending) && id.is_none_or(|id| e.id == id)
+            })
     }
 
     /// No record is loading any more.
