@@ -131,6 +131,21 @@ impl Label {
         }))
     }
 
+    /// `label`, already checked, sharing its allocation when it is too long to store inline.
+    pub(crate) fn from_valid(label: Arc<str>) -> Label {
+        debug_assert!(is_valid_label(&label));
+        if label.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..label.len()].copy_from_slice(label.as_bytes());
+            Label(Repr::Inline {
+                len: label.len() as u8,
+                bytes,
+            })
+        } else {
+            Label(Repr::Shared(label))
+        }
+    }
+
     /// The label as a string slice.
     #[inline]
     #[allow(unsafe_code)]

@@ -1,5 +1,7 @@
 //! Owned snapshots handed out by the lanes: views and receipts.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::label::Quoted;
@@ -41,12 +43,12 @@ impl LaneState {
 #[serde(try_from = "RawLaneView")]
 pub struct LaneView {
     /// The project this lane belongs to.
-    pub project: String,
+    pub project: Arc<str>,
     /// Whether a lease holds the lane.
     pub busy: bool,
     /// The run label of the lease holder (never its token); `None` when idle.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run: Option<String>,
+    pub run: Option<Arc<str>>,
     /// What the holder is doing; `None` when idle.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<LaneState>,
@@ -56,7 +58,7 @@ impl LaneView {
     /// The view of an idle lane.
     pub fn idle(project: &str) -> LaneView {
         LaneView {
-            project: project.to_owned(),
+            project: project.into(),
             busy: false,
             run: None,
             state: None,
@@ -66,9 +68,9 @@ impl LaneView {
     /// The view of a lane held by `run`.
     pub fn held(project: &str, run: &str, state: LaneState) -> LaneView {
         LaneView {
-            project: project.to_owned(),
+            project: project.into(),
             busy: true,
-            run: Some(run.to_owned()),
+            run: Some(run.into()),
             state: Some(state),
         }
     }
@@ -102,9 +104,9 @@ impl TryFrom<RawLaneView> for LaneView {
         }
         match (raw.busy, &raw.run, &raw.state) {
             (true, Some(_), Some(_)) | (false, None, None) => Ok(LaneView {
-                project: raw.project,
+                project: raw.project.into(),
                 busy: raw.busy,
-                run: raw.run,
+                run: raw.run.map(Arc::from),
                 state: raw.state,
             }),
             (true, _, _) => Err(format!(

@@ -253,7 +253,7 @@ proptest! {
         prop_assert_eq!(replay(&record), Ok(()));
         for project in PROJECTS {
             let view = lanes.view(project).unwrap();
-            let last = record.final_lanes.iter().find(|v| v.project == project);
+            let last = record.final_lanes.iter().find(|v| &*v.project == project);
             prop_assert!(last.is_none_or(|v| *v == view), "{last:?} {view:?}");
         }
     }

@@ -93,7 +93,7 @@ fn a_record_cut_from_a_history_replays_from_its_start() {
     let StepResult::Lease(issued) = &record.steps[3].result else {
         panic!()
     };
-    assert_eq!(issued.handle, "L4", "handles go on after the start's");
+    assert_eq!(&*issued.handle, "L4", "handles go on after the start's");
     let json = serde_json::to_string(&record).unwrap();
     assert_eq!(serde_json::from_str::<Record>(&json).unwrap(), record);
 }
@@ -362,11 +362,11 @@ fn an_origin_and_an_actor_follow_their_rules() {
     assert!(refused(&r).starts_with("origin.until: the window ends"));
     for bad in ["", "   ", "two\nlines", "bell\u{7}", &"x".repeat(201)] {
         let mut r = base.clone();
-        r.steps[1].actor = Some(bad.to_string());
+        r.steps[1].actor = Some(bad.into());
         assert!(refused(&r).starts_with("steps[1].actor: "), "{bad:?}");
     }
     let mut r = base;
-    r.steps[1].actor = Some("x".repeat(200));
+    r.steps[1].actor = Some("x".repeat(200).into());
     r.check().unwrap();
 }
 

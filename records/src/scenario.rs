@@ -202,7 +202,7 @@ impl StepDef {
     }
 
     fn input(&self) -> Input {
-        let text = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().clone());
+        let text = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.get_ref().as_str().into());
         Input {
             queue: text(&self.queue),
             reservation: text(&self.reservation),

@@ -66,7 +66,7 @@ fn every_record_replays_on_the_core_and_follows_the_format() {
             let untouched = step
                 .lanes
                 .iter()
-                .find(|v| v.project == record.untouched_project);
+                .find(|v| record.untouched_project == *v.project);
             assert!(!untouched.unwrap().busy, "{id} step {i}");
         }
         let bytes = committed(&format!("{id}.json"));

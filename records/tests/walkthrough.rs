@@ -119,7 +119,7 @@ fn the_publish_walkthrough_in_the_readme_works_as_written() {
     let record = read_record(&record_path).unwrap();
     assert_eq!(record.steps[1].result.code(), "PROJECT_BUSY");
     match &record.steps[3].result {
-        StepResult::Lease(lease) => assert_eq!(lease.handle, "L2"),
+        StepResult::Lease(lease) => assert_eq!(&*lease.handle, "L2"),
         other => panic!("the fourth step claims: {other:?}"),
     }
     // The index: the record, its title, its hash.

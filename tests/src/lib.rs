@@ -512,7 +512,7 @@ fn assert_lanes(elements: &[Element], views: &[project_lanes::LaneView], at: &st
     for (element, view) in elements.iter().zip(views) {
         assert_eq!(
             attr(element, "data-lane").as_deref(),
-            Some(view.project.as_str()),
+            Some(&*view.project),
             "{at}"
         );
         let busy = if view.busy { "true" } else { "false" };
@@ -522,7 +522,12 @@ fn assert_lanes(elements: &[Element], views: &[project_lanes::LaneView], at: &st
             "{at} {}",
             view.project
         );
-        assert_eq!(attr(element, "data-run"), view.run, "{at} {}", view.project);
+        assert_eq!(
+            attr(element, "data-run").as_deref(),
+            view.run.as_deref(),
+            "{at} {}",
+            view.project
+        );
         assert_eq!(
             attr(element, "data-state").as_deref(),
             view.state.map(|s| s.as_str()),

@@ -603,6 +603,36 @@ async fn open_a_busy_farm() {
     }
 }
 
+/// The busy farm's 1,000,000 steps sent without a length (`/__chunked/`, chunked): the viewer
+/// cannot size its list of steps from the file, which then grows by doubling. The wasm memory
+/// it takes is what the viewer's step budget counts (`STEP_BYTES`). Its own name, so that it
+/// runs alone in its page (`cargo xtask bench a_farm_sent_without_its_length`): the memory is
+/// the page's peak.
+#[wasm_bindgen_test]
+async fn a_farm_sent_without_its_length() {
+    const STEPS: f64 = 1_000_000.0;
+    let start = now();
+    let m = mount(&[
+        ("src", s("__chunked/bench/farm/farm-1000000.jsonl")),
+        ("lang", s("en")),
+        ("maxBytes", (512.0 * 1024.0 * 1024.0).into()),
+    ])
+    .await;
+    let panel = one(&m.root(), "[role=tabpanel]");
+    assert!(
+        eventually_within(600_000, || attr(&panel, "data-verification").as_deref()
+            == Some("verified"))
+        .await
+    );
+    let memory = wasm_memory_mb();
+    console_log!(
+        "BENCH farm-1000000 sent without its length: verified {:.0} ms after mount; wasm memory \
+         {memory:.0} MB ({:.0} bytes a step)",
+        now() - start,
+        memory * 1024.0 * 1024.0 / STEPS
+    );
+}
+
 /// A version 3 record of one step.
 const TINY: &str = concat!(
     r#"{"format":"project-lanes/record","version":3,"id":"tiny","#,

@@ -248,7 +248,7 @@ pub(crate) fn step(lang: Lang, step: &Step) -> String {
     .into_iter()
     .flatten()
     {
-        words.push(value.clone());
+        words.push(value.to_string());
     }
     words.join(" ")
 }

@@ -329,7 +329,7 @@ pub fn final_lanes(t: &mut Tree, parent: N, lang: Lang, record: &Record) {
     }
     let body = t.el(table, "tbody", "");
     for view in &record.final_lanes {
-        let untouched = record.untouched_project == view.project;
+        let untouched = record.untouched_project == *view.project;
         let class = match (view.busy, untouched) {
             (true, true) => "lv-busy lv-untouched",
             (true, false) => "lv-busy",

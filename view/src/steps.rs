@@ -151,7 +151,7 @@ fn card(
     let lanes = t.el(li, "ul", "lv-lanes");
     t.attr(lanes, "aria-label", text(lang, Msg::LanesAfterStep));
     for view in &step.lanes {
-        let untouched = record.untouched_project == view.project;
+        let untouched = record.untouched_project == *view.project;
         let class = match (view.busy, untouched) {
             (true, _) => "lv-lane lv-busy",
             (false, true) => "lv-lane lv-untouched",

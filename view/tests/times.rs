@@ -40,7 +40,7 @@ fn journal_record() -> Record {
     ];
     for (i, (step, time)) in record.steps.iter_mut().zip(times).enumerate() {
         step.at = at(time);
-        step.actor = Some(format!("host-a/pid {}", 4100 + i));
+        step.actor = Some(format!("host-a/pid {}", 4100 + i).into());
     }
     record.origin = Some(Origin {
         kind: OriginKind::Journal,

@@ -367,7 +367,7 @@ impl Cut {
             steps.push(Step {
                 op: entry.call.op(),
                 at: entry.at,
-                actor: entry.actor.as_ref().map(|a| a.as_str().to_string()),
+                actor: entry.actor.as_ref().map(|a| a.as_str().into()),
                 input,
                 result,
                 note: None,
@@ -406,16 +406,16 @@ impl Cut {
     }
 
     fn input(&self, call: &Call) -> Result<Input, String> {
-        let text = |s: &str| Some(s.chars().take(MAX_INPUT_CHARS).collect::<String>());
+        let text = |s: &str| Some(s.chars().take(MAX_INPUT_CHARS).collect::<String>().into());
         let mut input = Input::default();
         match call {
             Call::Claim { project, run } => {
                 input.project = text(project);
                 input.run = text(run);
             }
-            Call::RequestStop { lease } => input.lease = Some(self.handle(lease)?),
+            Call::RequestStop { lease } => input.lease = Some(self.handle(lease)?.into()),
             Call::Release { lease, outcome } => {
-                input.lease = Some(self.handle(lease)?);
+                input.lease = Some(self.handle(lease)?.into());
                 input.outcome = text(outcome.as_str());
             }
             Call::Enqueue {
@@ -432,15 +432,15 @@ impl Cut {
                 reservation,
                 outcome,
             } => {
-                input.reservation = Some(self.id(*reservation)?.to_string());
+                input.reservation = Some(self.id(*reservation)?.to_string().into());
                 input.outcome = text(outcome.as_str());
             }
             Call::Persist { reservation, saved } => {
-                input.reservation = Some(self.id(*reservation)?.to_string());
+                input.reservation = Some(self.id(*reservation)?.to_string().into());
                 input.saved = Some(*saved);
             }
             Call::Cancel { reservation } | Call::Resolve { reservation } => {
-                input.reservation = Some(self.id(*reservation)?.to_string());
+                input.reservation = Some(self.id(*reservation)?.to_string().into());
             }
         }
         Ok(input)
@@ -451,7 +451,7 @@ impl Cut {
             Answer::Claimed(key) => {
                 let handle = self.issue_handle(key);
                 StepResult::Lease(LeaseRecord {
-                    handle,
+                    handle: handle.into(),
                     project: key.project.clone(),
                     run: key.run.clone(),
                 })

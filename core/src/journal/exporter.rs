@@ -503,7 +503,7 @@ impl Exporter {
             }),
             None => None,
         };
-        let text = |s: &str| Some(s.chars().take(MAX_INPUT_CHARS).collect::<String>());
+        let text = |s: &str| Some(s.chars().take(MAX_INPUT_CHARS).collect::<String>().into());
         let mut input = Input::default();
         let answer = &entry.answer;
         let kept = match &entry.call {
@@ -528,7 +528,7 @@ impl Exporter {
                 }
             }
             Call::RequestStop { lease } => {
-                input.lease = Some(self.handle(lease, index, out)?);
+                input.lease = Some(self.handle(lease, index, out)?.into());
                 match answer {
                     Answer::View(view) => {
                         let expected =
@@ -545,7 +545,7 @@ impl Exporter {
                 }
             }
             Call::Release { lease, outcome } => {
-                input.lease = Some(self.handle(lease, index, out)?);
+                input.lease = Some(self.handle(lease, index, out)?.into());
                 input.outcome = text(outcome.as_str());
                 match answer {
                     Answer::Receipt(receipt) => {
@@ -616,7 +616,7 @@ impl Exporter {
                 reservation,
                 outcome,
             } => {
-                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string().into());
                 input.outcome = text(outcome.as_str());
                 match answer {
                     Answer::Persisting(view) => {
@@ -632,7 +632,7 @@ impl Exporter {
                 }
             }
             Call::Persist { reservation, saved } => {
-                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string().into());
                 input.saved = Some(*saved);
                 match answer {
                     Answer::Settled(settled) => {
@@ -653,7 +653,7 @@ impl Exporter {
                 }
             }
             Call::Cancel { reservation } | Call::Resolve { reservation } => {
-                input.reservation = Some(self.id(*reservation, index, out)?.to_string());
+                input.reservation = Some(self.id(*reservation, index, out)?.to_string().into());
                 let wanted = if matches!(entry.call, Call::Cancel { .. }) {
                     ReservationState::Cancelled
                 } else {

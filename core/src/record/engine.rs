@@ -88,7 +88,7 @@ impl Engine {
                         .map(|lease| {
                             let handle = format!("L{}", leases.len() + 1);
                             let record = LeaseRecord {
-                                handle: handle.clone(),
+                                handle: handle.as_str().into(),
                                 project: lease.project_label().clone(),
                                 run: lease.run_label().clone(),
                             };

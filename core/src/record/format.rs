@@ -4,6 +4,7 @@
 //! describes; the rules JSON cannot express are checked in [`check`](super::check).
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -163,7 +164,7 @@ pub struct Step {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub actor: Option<String>,
+    pub actor: Option<Arc<str>>,
     /// Its inputs; which fields are present depends on `op`.
     pub input: Input,
     /// What it returned.
@@ -186,6 +187,10 @@ pub struct Step {
     )]
     pub reservations: Option<Vec<ReservationView>>,
 }
+
+// A viewer holds a million steps: each byte of a step is a megabyte of its memory.
+#[cfg(target_arch = "wasm32")]
+const _: () = assert!(std::mem::size_of::<Step>() <= 160);
 
 /// The project a record leaves untouched, if it names one (version 1 records always do).
 ///
@@ -373,7 +378,9 @@ impl StartLeaseState {
     }
 }
 
-/// A step's inputs. Strings, not labels: a record may show what happens to a bad label.
+/// A step's inputs. Strings, not labels: a record may show what happens to a bad label. Each is
+/// shared (`Arc<str>`): a reader may hand the steps that name the same project or outcome one
+/// string, and a step's copy costs no allocation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -383,42 +390,42 @@ pub struct Input {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub queue: Option<String>,
+    pub queue: Option<Arc<str>>,
     /// `finish`, `persist`, `cancel` and `resolve`: a reservation id such as `R1`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub reservation: Option<String>,
+    pub reservation: Option<Arc<str>>,
     /// `claim` and `view`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub project: Option<String>,
+    pub project: Option<Arc<str>>,
     /// `claim`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub run: Option<String>,
+    pub run: Option<Arc<str>>,
     /// `request_stop` and `release`: a lease handle such as `L1`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub lease: Option<String>,
+    pub lease: Option<Arc<str>>,
     /// `release` and `finish`.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub outcome: Option<String>,
+    pub outcome: Option<Arc<str>>,
     /// `persist`.
     #[serde(
         default,
@@ -455,8 +462,9 @@ impl Input {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeaseRecord {
-    /// `L1`, `L2`, … in the order the record's claims succeeded.
-    pub handle: String,
+    /// `L1`, `L2`, … in the order the record's claims succeeded (shared: a reader may hand the
+    /// steps that name the lease the same string).
+    pub handle: Arc<str>,
     /// The claimed project.
     pub project: Label,
     /// The run label given at claim.

@@ -145,7 +145,7 @@ impl Recorder {
     /// Version 2: who called the last step.
     pub fn actor(&mut self, actor: &str) -> &mut Recorder {
         if let Some(step) = self.record.steps.last_mut() {
-            step.actor = Some(actor.to_string());
+            step.actor = Some(actor.into());
             self.record.version = VERSION_2;
         }
         self
@@ -182,7 +182,7 @@ impl Recorder {
                 Field::Reservation => &mut input.reservation,
                 Field::Saved => continue,
             };
-            *slot = Some(value.to_string());
+            *slot = Some((*value).into());
         }
         input
     }

@@ -180,8 +180,8 @@ fn dense(record: &Record) -> Timeline<'_> {
             let view = step
                 .lanes
                 .get(p)
-                .filter(|v| v.project == row.project)
-                .or_else(|| step.lanes.iter().find(|v| v.project == row.project));
+                .filter(|v| *v.project == *row.project)
+                .or_else(|| step.lanes.iter().find(|v| *v.project == *row.project));
             let Some(view) = view else { continue };
             let state = match view.state {
                 Some(LaneState::Running) => State::Running,
@@ -553,7 +553,7 @@ mod tests {
     #[test]
     fn a_step_without_a_snapshot_leaves_a_gap_instead_of_inventing_a_state() {
         let mut record = stop_record();
-        record.steps[2].lanes.retain(|v| v.project != "docs");
+        record.steps[2].lanes.retain(|v| &*v.project != "docs");
         let t = timeline(&record);
         let docs = t.rows().next().unwrap();
         assert_eq!(

@@ -82,7 +82,7 @@ pub fn count(record: &Record) -> usize {
 pub fn row_of(record: &Record, n: usize) -> Option<usize> {
     let step = record.steps.get(n)?;
     let project = if record.version == VERSION_3 {
-        step.lanes.first().map(|lane| lane.project.as_str())
+        step.lanes.first().map(|lane| &*lane.project)
     } else {
         step.input.project.as_deref()
     }?;

@@ -216,7 +216,7 @@ impl Record {
             ));
         }
         for (j, (view, project)) in lanes.iter().zip(&self.projects).enumerate() {
-            if view.project != project.as_str() {
+            if *view.project != *project.as_str() {
                 return Err(RecordError::invalid(
                     format!("{at}[{j}]"),
                     format!(

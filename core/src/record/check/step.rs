@@ -216,7 +216,7 @@ impl StepCheck<'_> {
         if let StepResult::Lease(lease) = &self.step.result {
             issued.leases += 1;
             let expected = format!("L{}", issued.leases);
-            if lease.handle != expected {
+            if *lease.handle != *expected {
                 return self.invalid(
                     "result.lease.handle",
                     format!(

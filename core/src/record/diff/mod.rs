@@ -443,15 +443,14 @@ fn refusals(a: &Refused, b: &Refused) -> Vec<RefusalChange> {
 fn final_lanes(a: &[LaneView], b: &[LaneView]) -> Vec<LaneChange> {
     let index = |lanes: &[LaneView]| -> Index {
         (lanes.iter().enumerate())
-            .map(|(i, l)| (l.project.as_str(), i))
+            .map(|(i, l)| (&*l.project, i))
             .collect()
     };
     let (in_a, in_b) = (index(a), index(b));
-    let projects = a.iter().map(|l| l.project.as_str()).chain(
-        b.iter()
-            .map(|l| l.project.as_str())
-            .filter(|p| !in_a.contains(p)),
-    );
+    let projects = a
+        .iter()
+        .map(|l| &*l.project)
+        .chain(b.iter().map(|l| &*l.project).filter(|p| !in_a.contains(p)));
     projects
         .filter_map(|p| {
             let la = in_a.get(p).map(|i| &a[i]);

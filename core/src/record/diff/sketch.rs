@@ -136,7 +136,7 @@ impl<S: BuildHasher + Clone> Sketch<S> {
                     step: n,
                     code: e.code(),
                 };
-                first.push((project.clone(), run.clone(), refusal));
+                first.push((project.to_string(), run.to_string(), refusal));
                 first.len() - 1
             });
         }

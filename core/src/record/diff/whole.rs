@@ -356,7 +356,7 @@ fn refused(record: &Record) -> (Vec<(&str, &str, Refusal)>, Index) {
                     step,
                     code: e.code(),
                 };
-                first.push((project.as_str(), run.as_str(), refusal));
+                first.push((&**project, &**run, refusal));
                 first.len() - 1
             });
         }
@@ -390,14 +390,14 @@ fn refusals(a: &Record, b: &Record) -> Vec<RefusalChange> {
 fn final_lanes(a: &Record, b: &Record) -> Vec<LaneChange> {
     let index = |r: &Record| -> Index {
         (r.final_lanes.iter().enumerate())
-            .map(|(i, l)| (l.project.as_str(), i))
+            .map(|(i, l)| (&*l.project, i))
             .collect()
     };
     let (in_a, in_b) = (index(a), index(b));
-    let projects = a.final_lanes.iter().map(|l| l.project.as_str()).chain(
+    let projects = a.final_lanes.iter().map(|l| &*l.project).chain(
         b.final_lanes
             .iter()
-            .map(|l| l.project.as_str())
+            .map(|l| &*l.project)
             .filter(|p| !in_a.contains(p)),
     );
     projects

@@ -300,7 +300,7 @@ impl Checker {
             (
                 "dispatched",
                 match &step.answer {
-                    Answer::Dispatched(id) => Some(id.to_string()),
+                    Answer::Dispatched(id) => Some(id.to_string().into()),
                     _ => None,
                 },
             ),

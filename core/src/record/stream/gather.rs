@@ -9,11 +9,13 @@
 //! record's saved snapshots.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::dispatch::{ReservationId, ReservationState, ReservationView, Settled};
 use crate::op::{Field, Nothing, Op};
 use crate::record::{
-    FORMAT, LeaseRecord, Record, Start, StartLeaseState, Step as Saved, StepResult, Untouched,
+    FORMAT, Input, LeaseRecord, Record, Start, StartLeaseState, Step as Saved, StepResult,
+    Untouched,
 };
 use crate::{Label, LaneState, LaneView, Outcome, Receipt};
 
@@ -51,9 +53,9 @@ fn engine_reservations(engine: &Engine) -> u64 {
 #[derive(Default)]
 pub struct Gather {
     record: Option<Record>,
-    actors: Vec<String>,
-    /// Every lease issued: its project and run, by handle number.
-    leases: Vec<(Label, Label)>,
+    actors: Vec<Arc<str>>,
+    /// Every lease issued, by handle number.
+    leases: Vec<Issued>,
     /// The lease holding each lane held directly, and whether a stop was asked.
     held: HashMap<Label, (usize, bool)>,
     /// Every reservation, by id.
@@ -62,6 +64,9 @@ pub struct Gather {
     holders: HashMap<Label, ReservationId>,
     /// The record's projects so far.
     shown: HashSet<Label>,
+    /// The projects, queues and outcomes the steps' inputs name, each kept once: the steps
+    /// that name one share it.
+    names: hashbrown::HashSet<Arc<str>>,
     started: bool,
     /// The first step whose answer the core does not give, as versions 1 and 2 say it.
     mismatch: Option<ReplayMismatch>,
@@ -181,7 +186,7 @@ impl Gather {
                 Label::new(text(Field::Run)),
             ) {
                 (Ok(project), Ok(run)) => StepResult::Lease(LeaseRecord {
-                    handle: format!("L{}", self.leases.len() + 1),
+                    handle: format!("L{}", self.leases.len() + 1).into(),
                     project,
                     run,
                 }),
@@ -193,9 +198,9 @@ impl Gather {
                     .and_then(|n| n.parse::<usize>().ok())
                     .and_then(|n| self.leases.get(n - 1));
                 match (lease, text(Field::Outcome).parse()) {
-                    (Some((project, run)), Ok(outcome)) => StepResult::Receipt(Receipt {
-                        project: project.clone(),
-                        run: run.clone(),
+                    (Some(issued), Ok(outcome)) => StepResult::Receipt(Receipt {
+                        project: issued.project.clone(),
+                        run: Label::from_valid(issued.run.clone()),
                         outcome,
                         stop_requested: *stop_requested,
                         work_executed_here: false,
@@ -241,9 +246,9 @@ impl Gather {
                             .and_then(|n| n.parse::<usize>().ok())
                             .and_then(|n| self.leases.get(n - 1));
                         match lease {
-                            Some((project, run)) => StepResult::View(LaneView::held(
-                                project,
-                                run,
+                            Some(issued) => StepResult::View(LaneView::held(
+                                &issued.project,
+                                &issued.run,
                                 LaneState::StopRequested,
                             )),
                             None => saved.clone(),
@@ -261,10 +266,14 @@ impl Gather {
         };
         match item {
             Item::Queue(queue) => record.queues.push(queue.clone()),
-            Item::Actor { name, .. } => self.actors.push(name.clone()),
+            Item::Actor { name, .. } => self.actors.push(name.as_str().into()),
             Item::Lease(lease, _) => {
                 show(record, &mut self.shown, &lease.project);
-                self.leases.push((lease.project.clone(), lease.run.clone()));
+                self.leases.push(Issued {
+                    project: lease.project.clone(),
+                    run: lease.run.as_str().into(),
+                    handle: lease.handle.as_str().into(),
+                });
                 if lease.state != StartLeaseState::Released {
                     let stop = lease.state == StartLeaseState::StopRequested;
                     self.held
@@ -303,8 +312,8 @@ impl Gather {
     /// The step as versions 1 and 2 save it, from the record's own answer and what the record
     /// says before it.
     fn step(&mut self, step: &Step) -> Saved {
-        let text = |field: Field| step.input.get(field).unwrap_or_default().to_owned();
-        let reservation = ReservationId::parse(&text(Field::Reservation));
+        let text = |field: Field| step.input.get(field).unwrap_or_default();
+        let reservation = ReservationId::parse(text(Field::Reservation));
         let lease = text(Field::Lease)
             .strip_prefix('L')
             .and_then(|n| n.parse::<usize>().ok());
@@ -312,9 +321,9 @@ impl Gather {
         let mut touched: Option<ReservationId> = None;
         let result = match (&step.answer, step.op) {
             (Answer::Refused(e), _) => {
-                touched_lane = Label::new(&text(Field::Project)).ok();
+                touched_lane = Label::new(text(Field::Project)).ok();
                 if let Some(n) = lease
-                    && let Some((project, _)) = self.leases.get(n - 1)
+                    && let Some(Issued { project, .. }) = self.leases.get(n - 1)
                 {
                     touched_lane = Some(project.clone());
                 }
@@ -322,15 +331,21 @@ impl Gather {
                 StepResult::Error(*e)
             }
             (Answer::Ok, Op::Claim) => {
-                let (project, run) = (label(&text(Field::Project)), label(&text(Field::Run)));
-                self.leases.push((project.clone(), run.clone()));
+                let project = label(text(Field::Project));
+                let run = step.input.run.clone().unwrap_or_default();
+                let handle: Arc<str> = format!("L{}", self.leases.len() + 1).into();
+                self.leases.push(Issued {
+                    project: project.clone(),
+                    run: run.clone(),
+                    handle: handle.clone(),
+                });
                 self.held
                     .insert(project.clone(), (self.leases.len(), false));
                 touched_lane = Some(project.clone());
                 StepResult::Lease(LeaseRecord {
-                    handle: format!("L{}", self.leases.len()),
+                    handle,
                     project,
-                    run,
+                    run: Label::from_valid(run),
                 })
             }
             (Answer::Ok, Op::RequestStop) => {
@@ -339,7 +354,7 @@ impl Gather {
                     held.1 = true;
                 }
                 touched_lane = Some(project.clone());
-                StepResult::View(LaneView::held(&project, &run, LaneState::StopRequested))
+                StepResult::View(self.held_lane(&project, run, LaneState::StopRequested))
             }
             (Answer::Released { stop_requested }, _) => {
                 let (project, run) = self.lease(lease);
@@ -347,7 +362,7 @@ impl Gather {
                 touched_lane = Some(project.clone());
                 StepResult::Receipt(Receipt {
                     project,
-                    run,
+                    run: Label::from_valid(run),
                     outcome: text(Field::Outcome).parse().unwrap_or(Outcome::Succeeded),
                     stop_requested: *stop_requested,
                     work_executed_here: false,
@@ -362,9 +377,9 @@ impl Gather {
                     .unwrap_or_else(|| unreachable!("from 1"));
                 let view = ReservationView {
                     id,
-                    queue: label(&text(Field::Queue)),
-                    project: label(&text(Field::Project)),
-                    run: label(&text(Field::Run)),
+                    queue: label(text(Field::Queue)),
+                    project: label(text(Field::Project)),
+                    run: label(text(Field::Run)),
                     state: ReservationState::Queued,
                     outcome: None,
                 };
@@ -449,7 +464,13 @@ impl Gather {
                 .by
                 .and_then(|n| self.actors.get(n as usize - 1))
                 .cloned(),
-            input: step.input.clone(),
+            input: Input {
+                project: self.name(&step.input.project),
+                queue: self.name(&step.input.queue),
+                outcome: self.name(&step.input.outcome),
+                lease: self.handle(&step.input.lease, lease),
+                ..step.input.clone()
+            },
             result,
             note: step.note.clone().map(Box::new),
             lanes,
@@ -457,11 +478,46 @@ impl Gather {
         }
     }
 
+    /// `name`, as the string kept for it.
+    fn name(&mut self, name: &Option<Arc<str>>) -> Option<Arc<str>> {
+        let name = name.as_ref()?;
+        Some(self.kept(name, || name.clone()))
+    }
+
+    /// The string kept for `text`, made by `make` if none is yet.
+    fn kept(&mut self, text: &str, make: impl FnOnce() -> Arc<str>) -> Arc<str> {
+        if let Some(kept) = self.names.get(text) {
+            return kept.clone();
+        }
+        let made = make();
+        self.names.insert(made.clone());
+        made
+    }
+
+    /// `project`'s lane held by `run`, `state`, its strings shared with the steps'.
+    fn held_lane(&mut self, project: &Label, run: Arc<str>, state: LaneState) -> LaneView {
+        LaneView {
+            project: self.kept(project, || project.as_str().into()),
+            busy: true,
+            run: Some(run),
+            state: Some(state),
+        }
+    }
+
     /// The project and run of lease handle number `n` (the reader checked it was issued).
-    fn lease(&self, n: Option<usize>) -> (Label, Label) {
+    fn lease(&self, n: Option<usize>) -> (Label, Arc<str>) {
         n.and_then(|n| self.leases.get(n - 1))
-            .cloned()
+            .map(|issued| (issued.project.clone(), issued.run.clone()))
             .unwrap_or_else(|| unreachable!("the reader checks every handle"))
+    }
+
+    /// The handle a step names, as the string kept for lease number `n` when it is the same.
+    fn handle(&self, named: &Option<Arc<str>>, n: Option<usize>) -> Option<Arc<str>> {
+        let named = named.as_ref()?;
+        match n.and_then(|n| self.leases.get(n.checked_sub(1)?)) {
+            Some(issued) if issued.handle == *named => Some(issued.handle.clone()),
+            _ => Some(named.clone()),
+        }
     }
 
     fn view(&self, id: ReservationId) -> ReservationView {
@@ -502,25 +558,41 @@ impl Gather {
     }
 
     /// `project`'s lane as the record says it stands.
-    fn lane(&self, project: &Label) -> LaneView {
-        if let Some((n, stop)) = self.held.get(project) {
-            let (_, run) = &self.leases[n - 1];
-            let state = if *stop {
+    fn lane(&mut self, project: &Label) -> LaneView {
+        if let Some(&(n, stop)) = self.held.get(project) {
+            let run = self.leases[n - 1].run.clone();
+            let state = if stop {
                 LaneState::StopRequested
             } else {
                 LaneState::Running
             };
-            return LaneView::held(project, run, state);
+            return self.held_lane(project, run, state);
         }
-        match self
+        let holder = self
             .holders
             .get(project)
-            .and_then(|id| self.reservations.get(id.number() as usize - 1))
-        {
-            Some(holder) => LaneView::held(project, &holder.run, LaneState::Running),
-            None => LaneView::idle(project),
+            .and_then(|id| self.reservations.get(id.number() as usize - 1));
+        match holder {
+            Some(holder) => {
+                let run = holder.run.as_str().into();
+                self.held_lane(project, run, LaneState::Running)
+            }
+            None => LaneView {
+                project: self.kept(project, || project.as_str().into()),
+                busy: false,
+                run: None,
+                state: None,
+            },
         }
     }
+}
+
+/// A lease issued before or in the record: its project, its run and its handle, each shared
+/// with the steps that show it.
+struct Issued {
+    project: Label,
+    run: Arc<str>,
+    handle: Arc<str>,
 }
 
 /// A label the reader has checked (inputs of successful operations follow the rule).

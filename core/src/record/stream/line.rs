@@ -6,6 +6,8 @@
 //! one flat [`Line`] (unknown fields refused), and [`Line::item`] says which kind it is and
 //! refuses fields of another kind.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::dispatch::{DispatchError, ReservationId, ReservationState, ReservationView};
@@ -676,12 +678,12 @@ impl Line {
             return Err(broken(name, format!("a step has no `{name}`")));
         }
         let input = Input {
-            queue: self.queue,
-            reservation: self.reservation,
-            project: self.project,
-            run: self.run,
-            lease: self.lease,
-            outcome: self.outcome,
+            queue: self.queue.map(Arc::from),
+            reservation: self.reservation.map(Arc::from),
+            project: self.project.map(Arc::from),
+            run: self.run.map(Arc::from),
+            lease: self.lease.map(Arc::from),
+            outcome: self.outcome.map(Arc::from),
             saved: self.saved,
         };
         for field in Field::ALL {
@@ -734,7 +736,7 @@ impl Line {
                     let lane = self
                         .lane
                         .ok_or_else(|| broken("result", "a `view` that succeeded needs `lane`"))?;
-                    if input.project.as_deref() != Some(lane.project.as_str()) {
+                    if input.project.as_deref() != Some(&*lane.project) {
                         return Err(broken(
                             "lane",
                             "the lane of another project than the view's",
@@ -857,12 +859,12 @@ impl From<&Step> for Line {
             op: Some(step.op),
             at: step.at,
             by: step.by,
-            lease: step.input.lease.clone(),
-            reservation: step.input.reservation.clone(),
-            queue: step.input.queue.clone(),
-            project: step.input.project.clone(),
-            run: step.input.run.clone(),
-            outcome: step.input.outcome.clone(),
+            lease: step.input.lease.as_deref().map(str::to_owned),
+            reservation: step.input.reservation.as_deref().map(str::to_owned),
+            queue: step.input.queue.as_deref().map(str::to_owned),
+            project: step.input.project.as_deref().map(str::to_owned),
+            run: step.input.run.as_deref().map(str::to_owned),
+            outcome: step.input.outcome.as_deref().map(str::to_owned),
             saved: step.input.saved,
             result: Some(step.answer.code().to_owned()),
             note: step.note.clone(),

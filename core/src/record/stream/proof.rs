@@ -7,6 +7,8 @@
 //! chained, or a step before it was removed, added or moved. That makes the record invalid at
 //! that step's line, as any broken rule does, so every reader gives it the same verdict.
 
+use std::sync::Arc;
+
 use crate::op::Op;
 use crate::record::chain::{ChainHead, Hash, Link};
 use crate::record::checkpoint::{Checkpoint, VerifierKey};
@@ -74,7 +76,7 @@ pub(crate) struct Prover {
     /// Actors' names, by number from 1.
     actors: Vec<String>,
     /// Leases by handle number from 1: project, run and generation (none if not given).
-    leases: Vec<(String, String, Option<u64>)>,
+    leases: Vec<(Arc<str>, Arc<str>, Option<u64>)>,
     /// Reservations by record id from 1: the system's id (none if not given).
     reservations: Vec<Option<u64>>,
 }
@@ -85,8 +87,8 @@ impl Prover {
         match item {
             Item::Actor { name, .. } => self.actors.push(name.clone()),
             Item::Lease(lease, generation) => self.leases.push((
-                lease.project.to_string(),
-                lease.run.to_string(),
+                lease.project.as_str().into(),
+                lease.run.as_str().into(),
                 *generation,
             )),
             Item::Reservation(_, sid) => self.reservations.push(*sid),
@@ -254,7 +256,7 @@ impl Prover {
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| self.leases.get(i));
         match found {
-            Some((project, run, Some(generation))) => Ok((project, run, *generation)),
+            Some((project, run, Some(generation))) => Ok((&**project, &**run, *generation)),
             _ => Err(broken(
                 "lease",
                 format!(
