@@ -37,8 +37,8 @@
 //! # Ok::<(), project_lanes_view::find::QueryError>(())
 //! ```
 
+use hashbrown::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use project_lanes::Outcome;
 use project_lanes::dispatch::ReservationId;

@@ -45,7 +45,9 @@ mod restore;
 #[cfg(feature = "json")]
 mod retire;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use hashbrown::HashMap;
 use std::fmt;
 
 use crate::transition::{Answer, Call, LeaseKey};
@@ -145,7 +147,7 @@ impl Dispatcher {
     /// A dispatcher with these queues (any number, none too: a record's engine, where the
     /// lanes may be used only directly); a repeated name is `UNKNOWN_QUEUE`.
     pub(crate) fn with_queues(queues: &[Label]) -> Result<Dispatcher, DispatchError> {
-        let distinct: std::collections::HashSet<&Label> = queues.iter().collect();
+        let distinct: hashbrown::HashSet<&Label> = queues.iter().collect();
         if distinct.len() != queues.len() {
             return Err(DispatchError::UnknownQueue);
         }

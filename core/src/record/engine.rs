@@ -2,7 +2,7 @@
 //! to the record's starting state if it has one. Replay and the recorder both run each step
 //! through it, so a step means one thing.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView};
 use crate::op::{Field, Nothing, Op};

@@ -9,7 +9,7 @@
 //! steps plus the changes, never steps × rows. A record of more than [`MAX_RESERVATION_ROWS`]
 //! reservations draws no row per reservation (its lanes show who held each project).
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use project_lanes::LaneState;
 use project_lanes::dispatch::ReservationState;

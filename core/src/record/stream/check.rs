@@ -3,7 +3,7 @@
 //! declared before a step names them; what the start holds (one holder per project, nothing
 //! live declared once the steps have begun); every step's time and caller.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::dispatch::{ReservationState, ReservationView};
 use crate::label::Quoted;

@@ -2,7 +2,7 @@
 //! operations share, as on PostgreSQL. It keeps what is live (the leases holding lanes, the
 //! dispatcher's state) and no snapshot: the state after a step is what it holds then.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use crate::dispatch::{DispatchError, Dispatcher, ReservationId, ReservationView};
 use crate::op::{Field, Op};

@@ -8,7 +8,7 @@
 //! core's verdict is the reader's ([`Reader`](super::Reader)), as replay's is for a version 2
 //! record's saved snapshots.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::dispatch::{ReservationId, ReservationState, ReservationView, Settled};
@@ -66,7 +66,7 @@ pub struct Gather {
     shown: HashSet<Label>,
     /// The projects, queues and outcomes the steps' inputs name, each kept once: the steps
     /// that name one share it.
-    names: hashbrown::HashSet<Arc<str>>,
+    names: HashSet<Arc<str>>,
     started: bool,
     /// The first step whose answer the core does not give, as versions 1 and 2 say it.
     mismatch: Option<ReplayMismatch>,
