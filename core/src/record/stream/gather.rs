@@ -199,7 +199,7 @@ impl Gather {
                     .and_then(|n| self.leases.get(n - 1));
                 match (lease, text(Field::Outcome).parse()) {
                     (Some(issued), Ok(outcome)) => StepResult::Receipt(Receipt {
-                        project: issued.project.clone(),
+                        project: Label::from_valid(issued.project.clone()),
                         run: Label::from_valid(issued.run.clone()),
                         outcome,
                         stop_requested: *stop_requested,
@@ -270,7 +270,9 @@ impl Gather {
             Item::Lease(lease, _) => {
                 show(record, &mut self.shown, &lease.project);
                 self.leases.push(Issued {
-                    project: lease.project.clone(),
+                    project: kept(&mut self.names, &lease.project, || {
+                        lease.project.as_str().into()
+                    }),
                     run: lease.run.as_str().into(),
                     handle: lease.handle.as_str().into(),
                 });
@@ -325,7 +327,7 @@ impl Gather {
                 if let Some(n) = lease
                     && let Some(Issued { project, .. }) = self.leases.get(n - 1)
                 {
-                    touched_lane = Some(project.clone());
+                    touched_lane = Some(Label::from_valid(project.clone()));
                 }
                 touched = reservation;
                 StepResult::Error(*e)
@@ -335,7 +337,7 @@ impl Gather {
                 let run = step.input.run.clone().unwrap_or_default();
                 let handle: Arc<str> = format!("L{}", self.leases.len() + 1).into();
                 self.leases.push(Issued {
-                    project: project.clone(),
+                    project: kept(&mut self.names, &project, || project.as_str().into()),
                     run: run.clone(),
                     handle: handle.clone(),
                 });
@@ -481,23 +483,13 @@ impl Gather {
     /// `name`, as the string kept for it.
     fn name(&mut self, name: &Option<Arc<str>>) -> Option<Arc<str>> {
         let name = name.as_ref()?;
-        Some(self.kept(name, || name.clone()))
-    }
-
-    /// The string kept for `text`, made by `make` if none is yet.
-    fn kept(&mut self, text: &str, make: impl FnOnce() -> Arc<str>) -> Arc<str> {
-        if let Some(kept) = self.names.get(text) {
-            return kept.clone();
-        }
-        let made = make();
-        self.names.insert(made.clone());
-        made
+        Some(kept(&mut self.names, name, || name.clone()))
     }
 
     /// `project`'s lane held by `run`, `state`, its strings shared with the steps'.
     fn held_lane(&mut self, project: &Label, run: Arc<str>, state: LaneState) -> LaneView {
         LaneView {
-            project: self.kept(project, || project.as_str().into()),
+            project: kept(&mut self.names, project, || project.as_str().into()),
             busy: true,
             run: Some(run),
             state: Some(state),
@@ -507,7 +499,12 @@ impl Gather {
     /// The project and run of lease handle number `n` (the reader checked it was issued).
     fn lease(&self, n: Option<usize>) -> (Label, Arc<str>) {
         n.and_then(|n| self.leases.get(n - 1))
-            .map(|issued| (issued.project.clone(), issued.run.clone()))
+            .map(|issued| {
+                (
+                    Label::from_valid(issued.project.clone()),
+                    issued.run.clone(),
+                )
+            })
             .unwrap_or_else(|| unreachable!("the reader checks every handle"))
     }
 
@@ -578,7 +575,7 @@ impl Gather {
                 self.held_lane(project, run, LaneState::Running)
             }
             None => LaneView {
-                project: self.kept(project, || project.as_str().into()),
+                project: kept(&mut self.names, project, || project.as_str().into()),
                 busy: false,
                 run: None,
                 state: None,
@@ -587,10 +584,20 @@ impl Gather {
     }
 }
 
+/// The string kept in `names` for `text`, made by `make` if none is yet.
+fn kept(names: &mut HashSet<Arc<str>>, text: &str, make: impl FnOnce() -> Arc<str>) -> Arc<str> {
+    if let Some(kept) = names.get(text) {
+        return kept.clone();
+    }
+    let made = make();
+    names.insert(made.clone());
+    made
+}
+
 /// A lease issued before or in the record: its project, its run and its handle, each shared
 /// with the steps that show it.
 struct Issued {
-    project: Label,
+    project: Arc<str>,
     run: Arc<str>,
     handle: Arc<str>,
 }
