@@ -155,8 +155,8 @@ fn a_busy_runner_journals_an_order_that_replays_whole_by_window_and_by_project()
     assert!(whole.steps.len() > 800, "{} steps", whole.steps.len());
     let final_state: Vec<_> = dispatcher.reservations();
     assert_eq!(
-        whole.steps.last().unwrap().reservations.as_ref().unwrap(),
-        &final_state,
+        whole.steps.last().unwrap().reservations.as_deref().unwrap(),
+        &final_state[..],
         "the journal's last snapshot is the dispatcher's state"
     );
     let actors: HashSet<&str> = whole

@@ -153,7 +153,7 @@ async fn a_version_3_record_past_max_bytes_is_refused_and_the_viewer_goes_on() {
 async fn a_version_3_record_with_more_steps_than_max_steps_is_refused_alike_on_every_path() {
     // 200 steps, chained and signed: refused at its 151st step, however it arrives.
     let record = String::from_utf8(fetch_bytes("records/chaos-run.jsonl").await).unwrap();
-    let said = "This record has more steps than this viewer holds: at most 150 steps, about 54.5 KiB of memory.";
+    let said = "This record has more steps than this viewer holds: at most 150 steps, about 52 KiB of memory.";
     let refused = |root: &web_sys::Element| {
         assert_eq!(error_codes(root), ["RECORD_TOO_LARGE"], "{}", text(root));
         let held = one(
@@ -163,7 +163,7 @@ async fn a_version_3_record_with_more_steps_than_max_steps_is_refused_alike_on_e
         assert_eq!(attr(&held, "data-max-steps").as_deref(), Some("150"));
         assert!(text(root).contains(said), "{}", text(root));
         assert!(
-            text(root).contains("at most 150 steps (about 54.5 KiB of memory; the page sets another limit with maxSteps)"),
+            text(root).contains("at most 150 steps (about 52 KiB of memory; the page sets another limit with maxSteps)"),
             "{}",
             text(root)
         );
@@ -196,7 +196,7 @@ async fn a_version_3_record_with_more_steps_than_max_steps_is_refused_alike_on_e
     // In Japanese, with the glossary's words.
     assert!(m.viewer.set_lang("ja"));
     assert!(
-        text(&m.root()).contains("この記録は、このビューアが保持できるステップ数を超えています。保持できるのは 150 ステップまで（メモリで約 54.5 KiB）です。"),
+        text(&m.root()).contains("この記録は、このビューアが保持できるステップ数を超えています。保持できるのは 150 ステップまで（メモリで約 52 KiB）です。"),
         "{}",
         text(&m.root())
     );

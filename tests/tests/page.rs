@@ -332,7 +332,7 @@ async fn a_record_over_max_steps_is_offered_twice_the_steps_and_opens_when_asked
     let body = page.body();
     assert_eq!(error_codes(&body), ["RECORD_TOO_LARGE"]);
     assert!(
-        text(&body).contains("at most 150 steps, about 54.5 KiB of memory"),
+        text(&body).contains("at most 150 steps, about 52 KiB of memory"),
         "{}",
         text(&body)
     );

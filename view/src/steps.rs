@@ -80,7 +80,7 @@ pub fn cards_until(
         };
         list = Some(ol);
         card(t, ol, (lang, zone), record, at, mismatch == Some(at));
-        spent += 1 + step.lanes.len() + step.reservations.as_ref().map_or(0, Vec::len);
+        spent += 1 + step.lanes.len() + step.reservations.as_ref().map_or(0, |r| r.len());
         at += 1;
     }
     at

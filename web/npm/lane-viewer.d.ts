@@ -21,7 +21,7 @@ export interface MountOptions {
   compare?: [string, string] | null;
   /** The largest version 3 record taken, in bytes: a whole number from 1 to 2^53 − 1 (default 256 MiB). */
   maxBytes?: number | null;
-  /** The most steps of a version 3 record held: a whole number from 1 to 2^53 − 1 (default 2,886,403, the viewer's memory budget of about 1 GiB). */
+  /** The most steps of a version 3 record held: a whole number from 1 to 2^53 − 1 (default 3,024,625, the viewer's memory budget of about 1 GiB). */
   maxSteps?: number | null;
   /** Aborted before mount() resolves: every fetch and read stops, the viewer is destroyed, mount() rejects. */
   signal?: AbortSignal | null;

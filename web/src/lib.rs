@@ -18,7 +18,7 @@
 //!   tabs: true,                // the row of record tabs (default); false: the record alone
 //!   compare: ["a", "b"],       // compare record a with record b (also &compare=a,b in the link)
 //!   maxBytes: 512 * 2 ** 20,   // the largest version 3 record taken (default 256 MiB)
-//!   maxSteps: 4_000_000,       // the most steps held (default 2,886,403: about 1 GiB)
+//!   maxSteps: 4_000_000,       // the most steps held (default 3,024,625: about 1 GiB)
 //!   signal,                    // an AbortSignal: aborting it stops the opening, frees the viewer
 //! });
 //! // or a record the page holds: mount(element, { text: jsonText, tabs: false })

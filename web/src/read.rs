@@ -42,16 +42,16 @@ pub const MAX_INDEX_RECORDS: usize = 1_024;
 pub const MEMORY_BUDGET: u64 = 1 << 30;
 
 /// The WebAssembly memory one step of a version 3 record takes in the viewer, in bytes,
-/// measured: the 1,000,000 steps of the build farm's record take 355 MiB in Chromium sent
+/// measured: the 1,000,000 steps of the build farm's record take 339 MiB in Chromium sent
 /// without a length (their list of steps grows by doubling; `cargo xtask bench
-/// a_farm_sent_without_its_length`), 372 bytes a step, and 262 MiB with their size known
+/// a_farm_sent_without_its_length`), 355 bytes a step, and 255 MiB with their size known
 /// (`Lines::make_room`; `cargo xtask bench open_a_busy_farm`, docs/src/viewer.md). Measure
 /// again when the viewer's step store changes and write the new figure here: the step budget
 /// follows.
-pub const STEP_BYTES: u64 = 372;
+pub const STEP_BYTES: u64 = 355;
 
 /// The most steps of a version 3 record the viewer holds by default (`maxSteps`): its memory
-/// budget over the memory of a step (rounded up), 2,886,403 steps, so a record of a million
+/// budget over the memory of a step (rounded up), 3,024,625 steps, so a record of a million
 /// steps opens with room. A record with more is refused with `RECORD_TOO_LARGE` at the step
 /// past it.
 pub const DEFAULT_MAX_STEPS: u64 = MEMORY_BUDGET.div_ceil(STEP_BYTES);
@@ -1108,12 +1108,12 @@ mod tests {
 
     #[test]
     fn the_default_budget_holds_a_million_steps_with_room() {
-        assert_eq!(DEFAULT_MAX_STEPS, 2_886_403);
+        assert_eq!(DEFAULT_MAX_STEPS, 3_024_625);
         let error = too_many_steps(DEFAULT_MAX_STEPS);
         assert!(
             error
                 .detail
-                .contains("at most 2886403 steps (about 1 GiB of memory;"),
+                .contains("at most 3024625 steps (about 1 GiB of memory;"),
             "{}",
             error.detail
         );

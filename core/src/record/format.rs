@@ -185,12 +185,12 @@ pub struct Step {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    pub reservations: Option<Vec<ReservationView>>,
+    pub reservations: Option<Box<[ReservationView]>>,
 }
 
 // A viewer holds a million steps: each byte of a step is a megabyte of its memory.
 #[cfg(target_arch = "wasm32")]
-const _: () = assert!(std::mem::size_of::<Step>() <= 160);
+const _: () = assert!(std::mem::size_of::<Step>() <= 152);
 
 /// The project a record leaves untouched, if it names one (version 1 records always do).
 ///

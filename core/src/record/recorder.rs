@@ -165,7 +165,7 @@ impl Recorder {
         };
         step.result = self.engine.run(&step);
         step.lanes = self.snapshot();
-        step.reservations = self.engine.reservations();
+        step.reservations = self.engine.reservations().map(Vec::into_boxed_slice);
         self.record.steps.push(step);
         self
     }

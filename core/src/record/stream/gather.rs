@@ -458,7 +458,7 @@ impl Gather {
         };
         let reservations = touched
             .and_then(|id| self.reservations.get(id.number() as usize - 1))
-            .map(|view| vec![view.clone()]);
+            .map(|view| Box::from([view.clone()]));
         Saved {
             op: step.op,
             at: step.at,
