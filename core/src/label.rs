@@ -119,7 +119,19 @@ impl Label {
     #[inline(always)]
     pub fn new(label: &str) -> Result<Label, LaneError> {
         validate_label(label)?;
-        Ok(Label(if label.len() <= INLINE {
+        Ok(Label::stored(label, || label.into()))
+    }
+
+    /// `label`, already checked, sharing its allocation when it is too long to store inline.
+    pub(crate) fn from_valid(label: Arc<str>) -> Label {
+        debug_assert!(is_valid_label(&label));
+        Label::stored(&label, || label.clone())
+    }
+
+    /// A checked `label`, inline when it fits, else in the allocation `shared` gives.
+    #[inline(always)]
+    fn stored(label: &str, shared: impl FnOnce() -> Arc<str>) -> Label {
+        Label(if label.len() <= INLINE {
             let mut bytes = [0; INLINE];
             bytes[..label.len()].copy_from_slice(label.as_bytes());
             Repr::Inline {
@@ -127,23 +139,8 @@ impl Label {
                 bytes,
             }
         } else {
-            Repr::Shared(label.into())
-        }))
-    }
-
-    /// `label`, already checked, sharing its allocation when it is too long to store inline.
-    pub(crate) fn from_valid(label: Arc<str>) -> Label {
-        debug_assert!(is_valid_label(&label));
-        if label.len() <= INLINE {
-            let mut bytes = [0; INLINE];
-            bytes[..label.len()].copy_from_slice(label.as_bytes());
-            Label(Repr::Inline {
-                len: label.len() as u8,
-                bytes,
-            })
-        } else {
-            Label(Repr::Shared(label))
-        }
+            Repr::Shared(shared())
+        })
     }
 
     /// The label as a string slice.

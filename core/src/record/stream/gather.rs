@@ -270,9 +270,7 @@ impl Gather {
             Item::Lease(lease, _) => {
                 show(record, &mut self.shown, &lease.project);
                 self.leases.push(Issued {
-                    project: kept(&mut self.names, &lease.project, || {
-                        lease.project.as_str().into()
-                    }),
+                    project: kept_label(&mut self.names, &lease.project),
                     run: lease.run.as_str().into(),
                     handle: lease.handle.as_str().into(),
                 });
@@ -337,7 +335,7 @@ impl Gather {
                 let run = step.input.run.clone().unwrap_or_default();
                 let handle: Arc<str> = format!("L{}", self.leases.len() + 1).into();
                 self.leases.push(Issued {
-                    project: kept(&mut self.names, &project, || project.as_str().into()),
+                    project: kept_label(&mut self.names, &project),
                     run: run.clone(),
                     handle: handle.clone(),
                 });
@@ -356,7 +354,8 @@ impl Gather {
                     held.1 = true;
                 }
                 touched_lane = Some(project.clone());
-                StepResult::View(self.held_lane(&project, run, LaneState::StopRequested))
+                let project_name = kept_label(&mut self.names, &project);
+                StepResult::View(held_lane(project_name, run, LaneState::StopRequested))
             }
             (Answer::Released { stop_requested }, _) => {
                 let (project, run) = self.lease(lease);
@@ -486,16 +485,6 @@ impl Gather {
         Some(kept(&mut self.names, name, || name.clone()))
     }
 
-    /// `project`'s lane held by `run`, `state`, its strings shared with the steps'.
-    fn held_lane(&mut self, project: &Label, run: Arc<str>, state: LaneState) -> LaneView {
-        LaneView {
-            project: kept(&mut self.names, project, || project.as_str().into()),
-            busy: true,
-            run: Some(run),
-            state: Some(state),
-        }
-    }
-
     /// The project and run of lease handle number `n` (the reader checked it was issued).
     fn lease(&self, n: Option<usize>) -> (Label, Arc<str>) {
         n.and_then(|n| self.leases.get(n - 1))
@@ -557,25 +546,24 @@ impl Gather {
     /// `project`'s lane as the record says it stands.
     fn lane(&mut self, project: &Label) -> LaneView {
         if let Some(&(n, stop)) = self.held.get(project) {
-            let run = self.leases[n - 1].run.clone();
+            let issued = &self.leases[n - 1];
             let state = if stop {
                 LaneState::StopRequested
             } else {
                 LaneState::Running
             };
-            return self.held_lane(project, run, state);
+            return held_lane(issued.project.clone(), issued.run.clone(), state);
         }
         let holder = self
             .holders
             .get(project)
-            .and_then(|id| self.reservations.get(id.number() as usize - 1));
+            .and_then(|id| self.reservations.get(id.number() as usize - 1))
+            .map(|holder| Arc::from(holder.run.as_str()));
+        let project = kept_label(&mut self.names, project);
         match holder {
-            Some(holder) => {
-                let run = holder.run.as_str().into();
-                self.held_lane(project, run, LaneState::Running)
-            }
+            Some(run) => held_lane(project, run, LaneState::Running),
             None => LaneView {
-                project: kept(&mut self.names, project, || project.as_str().into()),
+                project,
                 busy: false,
                 run: None,
                 state: None,
@@ -592,6 +580,21 @@ fn kept(names: &mut HashSet<Arc<str>>, text: &str, make: impl FnOnce() -> Arc<st
     let made = make();
     names.insert(made.clone());
     made
+}
+
+/// The string kept in `names` for the label `project`.
+fn kept_label(names: &mut HashSet<Arc<str>>, project: &Label) -> Arc<str> {
+    kept(names, project, || project.as_str().into())
+}
+
+/// `project`'s lane held by `run`, `state`, its strings shared with the steps'.
+fn held_lane(project: Arc<str>, run: Arc<str>, state: LaneState) -> LaneView {
+    LaneView {
+        project,
+        busy: true,
+        run: Some(run),
+        state: Some(state),
+    }
 }
 
 /// A lease issued before or in the record: its project, its run and its handle, each shared
